@@ -1,0 +1,28 @@
+// Idempotent schema bootstrap for Neo4j 5 (native indexes). One statement per block.
+CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (n:Episode) REQUIRE n.id IS UNIQUE
+;
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE
+;
+CREATE CONSTRAINT relation_id IF NOT EXISTS FOR (n:Relation) REQUIRE n.id IS UNIQUE
+;
+CREATE CONSTRAINT abstraction_id IF NOT EXISTS FOR (n:Abstraction) REQUIRE n.id IS UNIQUE
+;
+CREATE INDEX relation_group IF NOT EXISTS FOR (n:Relation) ON (n.userId, n.groupKey)
+;
+CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.userId, n.normName)
+;
+CREATE VECTOR INDEX Episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
+;
+CREATE VECTOR INDEX Entity_embedding IF NOT EXISTS FOR (n:Entity) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
+;
+CREATE VECTOR INDEX Relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
+;
+CREATE VECTOR INDEX Abstraction_embedding IF NOT EXISTS FOR (n:Abstraction) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
+;
+CREATE FULLTEXT INDEX Episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.content] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+;
+CREATE FULLTEXT INDEX Entity_text IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.summary] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+;
+CREATE FULLTEXT INDEX Relation_text IF NOT EXISTS FOR (n:Relation) ON EACH [n.statement] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+;
+CREATE FULLTEXT INDEX Abstraction_text IF NOT EXISTS FOR (n:Abstraction) ON EACH [n.conclusion] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}

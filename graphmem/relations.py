@@ -1,0 +1,269 @@
+"""Writing relations: claims of one group reconciled into a write plan; rows to models.
+
+The service hands over validated statements; this module resolves their group, merges the
+new claims with the stored ones, asks ``temporal.desired_nodes`` for the timeline, and
+records the difference in the plan: new nodes, closed intervals (with a system-time log so
+``knownAt`` reads stay exact), status changes, expired nodes and chain edges.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem.model import (SCHEMA_VERSION, MemoryStatus, Relation, from_ms, make_id,
+                            normalize)
+from graphmem.store.base import NodeWrite, Row, Store, WritePlan
+from graphmem.temporal import Claim, DesiredNode, confidence_of, desired_nodes, status_at, until_at
+
+
+@dataclass(slots=True)
+class Statement:
+    """A validated statement ready to be written (from addRelation or extraction)."""
+
+    subject: str
+    predicate: str
+    object: str
+    subject_id: str
+    object_id: str
+    category: str
+    exclusive: bool
+    claim: Claim
+    statement: str
+    importance: float = 0.5
+
+
+def group_key(user_id: str, subject: str, predicate: str, category: str, exclusive: bool,
+              obj: str) -> str:
+    slot = f"x:{normalize(category)}" if exclusive else f"o:{normalize(obj)}"
+    return make_id("grp", user_id, normalize(subject), normalize(predicate), slot)
+
+
+def default_statement(subject: str, predicate: str, obj: str) -> str:
+    return f"{subject} {predicate.replace('_', ' ')} {obj}"
+
+
+@dataclass(slots=True)
+class GroupResult:
+    """Which node holds each new claim, after the group is reconciled."""
+
+    node_for_claim: dict[Claim, str] = field(default_factory=dict)
+    new_nodes: list[str] = field(default_factory=list)
+
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[Statement],
+                    embed: Embed, embedding_model: str) -> GroupResult:
+    """Merge ``statements`` (all of group ``key``) into the plan."""
+    user = plan.user_id
+    now = plan.at
+    rows = {r["id"]: r for r in store.relation_group(user, key)}
+    stored: set[Claim] = set()
+    for row in rows.values():
+        if row.get("expiredAt") is None:
+            stored.update(Claim.from_json(c) for c in json.loads(row.get("claims") or "[]"))
+    fresh: list[Claim] = []
+    seen = {_claim_identity(c) for c in stored}
+    for st in statements:
+        ident = _claim_identity(st.claim)
+        if ident not in seen:  # the same statement re-sent changes nothing
+            seen.add(ident)
+            fresh.append(st.claim)
+    result = GroupResult()
+    claims = stored | set(fresh)
+    desired, edges = desired_nodes(key, claims)
+    by_identity = {_claim_identity(c): c for c in claims}
+    for st in statements:
+        claim = by_identity[_claim_identity(st.claim)]
+        for node in desired:
+            if claim in node.claims and not claim.stop:
+                result.node_for_claim[st.claim] = node.id
+                break
+    if not fresh:
+        return result
+
+    display = _display_map(rows.values(), statements)
+    template = statements[0]
+    creates: list[tuple[DesiredNode, Row]] = []
+    for node in desired:
+        row = rows.get(node.id)
+        if row is None:
+            creates.append((node, _new_props(node, template, display, key, user, now)))
+            result.new_nodes.append(node.id)
+        else:
+            changes = _changes(row, node, now)
+            if changes:
+                plan.update("Relation", node.id, changes)
+    wanted = {n.id for n in desired}
+    for rid, row in rows.items():
+        if rid not in wanted and row.get("expiredAt") is None:
+            plan.update("Relation", rid, {
+                "expiredAt": now, "status": MemoryStatus.SUPERSEDED.value,
+                "statusLog": _append(row.get("statusLog"), [now, MemoryStatus.SUPERSEDED.value]),
+            })
+    if creates:
+        vectors = embed([props["statement"] for _, props in creates])
+        for (node, props), vec in zip(creates, vectors, strict=True):
+            props["embeddingModel"] = embedding_model
+            plan.relations.append(NodeWrite(node.id, props, vec))
+            plan.link("SUBJECT_OF", props["subjectId"], node.id, {"at": now})
+            plan.link("OBJECT", node.id, props["objectId"], {"at": now})
+    for node in desired:
+        for ep in {c.episode_id for c in node.claims if c.episode_id and c in fresh}:
+            plan.link("EVIDENCED_BY", node.id, ep, {"at": now})
+        if node.id not in result.new_nodes:
+            continue
+        for ep in {c.episode_id for c in node.claims if c.episode_id and c not in fresh}:
+            plan.link("EVIDENCED_BY", node.id, ep, {"at": now})
+    _chain_edges(store, plan, list(rows) + result.new_nodes, edges)
+    return result
+
+
+def _claim_identity(c: Claim) -> tuple[Any, ...]:
+    return (c.obj, c.start, c.until, c.stop, c.episode_id, c.source_ref)
+
+
+def _display_map(rows: Any, statements: list[Statement]) -> dict[str, tuple[str, str, str]]:
+    """normalised object -> (display object, object entity id, statement text)."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for row in rows:
+        out[row["objectNorm"]] = (row["object"], row["objectId"], row["statement"])
+    for st in statements:
+        out[st.claim.obj] = (st.object, st.object_id, st.statement)
+    return out
+
+
+def _new_props(node: DesiredNode, template: Statement, display: dict[str, tuple[str, str, str]],
+               key: str, user: str, now: int) -> Row:
+    obj, obj_id, statement = display.get(node.obj, (node.obj, "", node.obj))
+    return {
+        "id": node.id, "userId": user, "createdAt": now,
+        "subject": template.subject, "predicate": template.predicate, "object": obj,
+        "subjectNorm": normalize(template.subject),
+        "predicateNorm": normalize(template.predicate), "objectNorm": node.obj,
+        "subjectId": template.subject_id, "objectId": obj_id, "statement": statement,
+        "category": template.category, "exclusive": template.exclusive,
+        "confidence": confidence_of(node.claims), "importance": template.importance,
+        "validFrom": node.start, "validUntil": node.end,
+        "recordedAt": now, "expiredAt": None, "status": node.status.value,
+        "groupKey": key, "forgottenAt": None,
+        "sourceRefs": sorted({c.source_ref for c in node.claims if c.source_ref}),
+        "episodeIds": sorted({c.episode_id for c in node.claims if c.episode_id}),
+        "claims": json.dumps([c.to_json() for c in _sorted(node.claims)]),
+        "untilLog": json.dumps([[now, node.end]]),
+        "statusLog": json.dumps([[now, node.status.value]]),
+        "accessCount": 0, "schemaVersion": SCHEMA_VERSION,
+    }
+
+
+def _sorted(claims: list[Claim]) -> list[Claim]:
+    return sorted(claims, key=lambda c: (c.start, c.recorded, c.obj, c.stop))
+
+
+def _changes(row: Row, node: DesiredNode, now: int) -> Row:
+    changes: Row = {}
+    if row.get("expiredAt") is not None:
+        # Wanted again after it had been folded into another node: believed again from now.
+        changes["expiredAt"] = None
+    if row.get("validUntil") != node.end:
+        changes["validUntil"] = node.end
+        changes["untilLog"] = _append(row.get("untilLog"), [now, node.end])
+    if row.get("status") != node.status.value:
+        changes["status"] = node.status.value
+        changes["statusLog"] = _append(row.get("statusLog"), [now, node.status.value])
+    claims = json.dumps([c.to_json() for c in _sorted(node.claims)])
+    if claims != row.get("claims"):
+        changes["claims"] = claims
+        changes["confidence"] = confidence_of(node.claims)
+        changes["sourceRefs"] = sorted({c.source_ref for c in node.claims if c.source_ref})
+        changes["episodeIds"] = sorted({c.episode_id for c in node.claims if c.episode_id})
+    return changes
+
+
+def _append(raw: str | None, entry: list[Any]) -> str:
+    log = json.loads(raw) if raw else []
+    log.append(entry)
+    return json.dumps(log)
+
+
+def _chain_edges(store: Store, plan: WritePlan, ids: list[str],
+                 desired: set[tuple[str, str, str]]) -> None:
+    existing = {(e["type"], e["src"], e["dst"]) for e in store.chain_edges(plan.user_id, ids)
+                if e.get("expiredAt") is None}
+    for edge_type, src, dst in sorted(desired - existing):
+        plan.link(edge_type, src, dst, {"at": plan.at, "expiredAt": None})
+    for edge_type, src, dst in sorted(existing - desired):
+        plan.unlink(edge_type, src, dst)
+
+
+# ---------------------------------------------------------------------- reads
+
+
+def relation_from_row(row: Row, *, known_at: int | None = None,
+                      edges: list[Row] | None = None) -> Relation:
+    """A ``Relation`` as believed at ``known_at`` (system time); now when None."""
+    until = row.get("validUntil")
+    status = MemoryStatus(row.get("status") or "ACTIVE")
+    if known_at is not None:
+        _, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
+        if row.get("expiredAt") is not None and row["expiredAt"] > known_at:
+            pass  # still believed then: the log says how
+        status = status_at(json.loads(row.get("statusLog") or "[]"), known_at) or status
+    if row.get("forgottenAt") is not None:
+        status = MemoryStatus.FORGOTTEN
+    sup, sup_by, disp = [], [], []
+    for e in edges or []:
+        if known_at is not None and (e.get("at") or 0) > known_at:
+            continue
+        closed = e.get("expiredAt")
+        if closed is not None and (known_at is None or closed <= known_at):
+            continue
+        if e["type"] == "SUPERSEDES":
+            if e["src"] == row["id"]:
+                sup.append(e["dst"])
+            elif e["dst"] == row["id"]:
+                sup_by.append(e["src"])
+        elif e["type"] == "DISPUTED" and row["id"] in (e["src"], e["dst"]):
+            disp.append(e["dst"] if e["src"] == row["id"] else e["src"])
+    return Relation(
+        id=row["id"], user_id=row["userId"], created_at=_dt(row["createdAt"]),
+        subject=row["subject"], predicate=row["predicate"], object=row["object"],
+        subject_id=row.get("subjectId") or "", object_id=row.get("objectId") or "",
+        statement=row["statement"], category=row.get("category") or "fact",
+        exclusive=bool(row.get("exclusive")), confidence=float(row.get("confidence") or 0),
+        importance=float(row.get("importance") or 0.5),
+        valid_from=_dt(row["validFrom"]), valid_until=from_ms(until),
+        recorded_at=_dt(row["recordedAt"]), expired_at=from_ms(row.get("expiredAt")),
+        status=status, group_key=row["groupKey"], forgotten_at=from_ms(row.get("forgottenAt")),
+        source_refs=list(row.get("sourceRefs") or []),
+        episode_ids=list(row.get("episodeIds") or []),
+        access_count=int(row.get("accessCount") or 0),
+        last_accessed_at=from_ms(row.get("lastAccessedAt")),
+        embedding_model=row.get("embeddingModel"),
+        schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION),
+        supersedes_ids=sorted(sup), superseded_by_ids=sorted(sup_by), disputes_ids=sorted(disp),
+    )
+
+
+def valid_at(row: Row, as_of: int, known_at: int) -> bool:
+    """Was the relation valid at ``as_of`` as believed at ``known_at``?"""
+    if row["recordedAt"] > known_at:
+        return False
+    expired = row.get("expiredAt")
+    if expired is not None and expired <= known_at:
+        return False
+    known, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
+    if not known:
+        return False
+    return row["validFrom"] <= as_of and (until is None or as_of < until)
+
+
+def _dt(ms: int) -> datetime:
+    value = from_ms(ms)
+    assert value is not None
+    return value

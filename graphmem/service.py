@@ -1,0 +1,320 @@
+"""The service layer: graphmem's use cases as a Python API (the GraphQL layer calls this).
+
+Writes are serialised by one lock (read the group, decide, write the plan), and each write
+— one relation, one episode, one batch — is one store transaction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from graphmem.embed import Embedder
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.inputs import RelationIn, check_id
+from graphmem.model import (SCHEMA_VERSION, Entity, MemoryStatus, Relation, from_ms,
+                            make_id, normalize, to_ms, utcnow)
+from graphmem.relations import (Statement, default_statement, group_key, reconcile_group,
+                                relation_from_row, valid_at)
+from graphmem.settings import Settings
+from graphmem.store.base import NodeWrite, Row, Store, WritePlan
+from graphmem.temporal import Claim
+
+Clock = Callable[[], datetime]
+
+LABEL_BY_PREFIX = {"rel": "Relation", "epi": "Episode", "ent": "Entity", "abs": "Abstraction"}
+
+
+@dataclass(slots=True)
+class Stats:
+    user_id: str
+    episodes: int
+    entities: int
+    relations: int
+    abstractions: int
+    forgotten: int
+    by_status: dict[str, int] = field(default_factory=dict)
+    embedding_models: list[str] = field(default_factory=list)
+    mixed_models_warning: str | None = None
+
+
+@dataclass(slots=True)
+class EntityRef:
+    id: str
+    name: str
+    new: bool
+
+
+class MemoryService:
+    """graphmem's use cases over one store."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder,
+                 clock: Clock = utcnow) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self._write_lock = threading.RLock()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        self.store.open()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ------------------------------------------------------------------ relations
+
+    def add_relation(self, data: RelationIn) -> Relation:
+        """Record one statement; the conflict rules decide how it joins its group."""
+        s = self.settings
+        data = data.validated(s.max_name_chars)
+        now = self.clock()
+        if data.valid_until is not None and data.valid_from is None and data.valid_until <= now:
+            raise InvalidInputError("validUntil", "must be after validFrom (which defaults "
+                                                  "to now)")
+        with self._write_lock:
+            plan = WritePlan(user_id=data.user_id, at=to_ms(now) or 0)
+            cache: dict[str, EntityRef] = {}
+            st = self._statement(plan, cache, subject=data.subject, predicate=data.predicate,
+                                 obj=data.object, category=data.category or "fact",
+                                 exclusive=self._is_exclusive(data.predicate, data.exclusive),
+                                 valid_from=data.valid_from or now,
+                                 valid_until=data.valid_until,
+                                 confidence=0.9 if data.confidence is None else data.confidence,
+                                 importance=0.5 if data.importance is None else data.importance,
+                                 statement=data.statement, source_ref=data.source_ref,
+                                 episode_id=None)
+            results = self._write_statements(plan, [st])
+            self.store.apply(plan)
+        node_id = results.get(st.claim)
+        if node_id is None:  # cannot happen for a positive claim; kept as a clear error
+            raise NotFoundError("relation", data.subject)
+        return self.relation(data.user_id, node_id)
+
+    def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
+        if declared is not None:
+            return declared
+        return normalize(predicate).replace(" ", "_") in self.settings.exclusive_predicates
+
+    def _statement(self, plan: WritePlan, cache: dict[str, EntityRef], *, subject: str,
+                   predicate: str, obj: str, category: str, exclusive: bool,
+                   valid_from: datetime, valid_until: datetime | None, confidence: float,
+                   importance: float, statement: str | None, source_ref: str | None,
+                   episode_id: str | None, stop: bool = False, subject_type: str = "thing",
+                   object_type: str = "thing", aliases: dict[str, list[str]] | None = None,
+                   ) -> Statement:
+        aliases = aliases or {}
+        subj = self._resolve_entity(plan, cache, subject, subject_type, aliases.get(subject))
+        objr = self._resolve_entity(plan, cache, obj, object_type, aliases.get(obj))
+        claim = Claim(obj=normalize(objr.name), start=to_ms(valid_from) or 0, recorded=plan.at,
+                      until=to_ms(valid_until), stop=stop, episode_id=episode_id,
+                      source_ref=source_ref, confidence=confidence)
+        return Statement(subject=subj.name, predicate=predicate, object=objr.name,
+                         subject_id=subj.id, object_id=objr.id, category=category,
+                         exclusive=exclusive, claim=claim,
+                         statement=statement or default_statement(subj.name, predicate,
+                                                                  objr.name),
+                         importance=importance)
+
+    def _write_statements(self, plan: WritePlan, statements: list[Statement]) -> dict[Claim, str]:
+        groups: dict[str, list[Statement]] = defaultdict(list)
+        for st in statements:
+            key = group_key(plan.user_id, st.subject, st.predicate, st.category, st.exclusive,
+                            st.object)
+            groups[key].append(st)
+        out: dict[Claim, str] = {}
+        for key, members in groups.items():
+            res = reconcile_group(self.store, plan, key, members, self.embedder.embed,
+                                  self.embedder.model_id)
+            out.update(res.node_for_claim)
+        return out
+
+    def _resolve_entity(self, plan: WritePlan, cache: dict[str, EntityRef], name: str,
+                        etype: str, aliases: list[str] | None) -> EntityRef:
+        """The user's entity for ``name``: by normalised name, alias, or close embedding."""
+        norm = normalize(name) or name.strip().casefold()
+        if norm in cache:
+            return cache[norm]
+        alias_norms = sorted({normalize(a) for a in aliases or [] if normalize(a)} - {norm})
+        found = self.store.entities_by_norm(plan.user_id, [norm, *alias_norms])
+        if found:
+            row = sorted(found, key=lambda r: (r["normName"] != norm, r["id"]))[0]
+            missing = [a for a in alias_norms if a not in (row.get("aliasNorms") or [])
+                       and a != row["normName"]]
+            if missing:
+                plan.update("Entity", row["id"], {
+                    "aliasNorms": sorted({*(row.get("aliasNorms") or []), *missing}),
+                    "aliases": sorted({*(row.get("aliases") or []), *(aliases or [])})})
+            ref = EntityRef(row["id"], row["name"], False)
+        else:
+            vec = self.embedder.embed([name])[0]
+            ref = None
+            threshold = self.settings.entity_similarity
+            for hit in self.store.vector_search("Entity", plan.user_id, vec, 3):
+                if hit.score >= threshold:
+                    rows = self.store.nodes("Entity", plan.user_id, [hit.id])
+                    if rows:
+                        ref = EntityRef(rows[0]["id"], rows[0]["name"], False)
+                        plan.update("Entity", rows[0]["id"], {
+                            "aliasNorms": sorted({*(rows[0].get("aliasNorms") or []), norm}),
+                            "aliases": sorted({*(rows[0].get("aliases") or []), name})})
+                        break
+            if ref is None:
+                eid = make_id("ent", plan.user_id, norm)
+                plan.entities.append(NodeWrite(eid, {
+                    "id": eid, "userId": plan.user_id, "createdAt": plan.at, "name": name,
+                    "normName": norm, "type": etype, "aliases": sorted(set(aliases or [])),
+                    "aliasNorms": alias_norms, "summary": "",
+                    "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION,
+                }, vec))
+                ref = EntityRef(eid, name, True)
+        cache[norm] = ref
+        for a in alias_norms:
+            cache.setdefault(a, ref)
+        return ref
+
+    # ------------------------------------------------------------------ reads
+
+    def relation(self, user_id: str, relation_id: str, known_at: datetime | None = None
+                 ) -> Relation:
+        rows = self.store.nodes("Relation", user_id, [relation_id])
+        if not rows:
+            raise NotFoundError("relation", relation_id)
+        edges = self.store.chain_edges(user_id, [relation_id])
+        return relation_from_row(rows[0], known_at=to_ms(known_at), edges=edges)
+
+    def relations(self, user_id: str, *, subject: str | None = None,
+                  predicate: str | None = None, object: str | None = None,
+                  as_of: datetime | None = None, known_at: datetime | None = None,
+                  include_history: bool = False, limit: int = 1000) -> list[Relation]:
+        """Relations valid at ``as_of`` as believed at ``known_at`` (both default to now).
+
+        With ``include_history`` every version known at ``known_at`` is returned, closed,
+        superseded and forgotten ones included, oldest first.
+        """
+        user_id = self._existing_user(user_id)
+        if not 1 <= limit <= 10000:
+            raise InvalidInputError("limit", "must be between 1 and 10000")
+        now = self.clock()
+        k = to_ms(known_at or now) or 0
+        t = to_ms(as_of or now) or 0
+        rows = self.store.relations(
+            user_id, subject=normalize(subject) if subject else None,
+            predicate=normalize(predicate) if predicate else None,
+            obj=normalize(object) if object else None,
+            as_of=None if include_history else t, known_at=k,
+            include_expired=include_history, limit=limit * 4 if not include_history else limit)
+        if not include_history:
+            rows = [r for r in rows if r.get("forgottenAt") is None and valid_at(r, t, k)]
+        rows = rows[:limit]
+        edges = self.store.chain_edges(user_id, [r["id"] for r in rows])
+        return [relation_from_row(r, known_at=k, edges=edges) for r in rows]
+
+    def history(self, user_id: str, relation_id: str) -> list[Relation]:
+        """The whole supersession/dispute chain ``relation_id`` belongs to, oldest first."""
+        user_id = check_id(user_id, "userId") or ""
+        relation_id = check_id(relation_id, "relationId") or ""
+        start = self.store.nodes("Relation", user_id, [relation_id])
+        if not start:
+            raise NotFoundError("relation", relation_id)
+        group = {r["id"]: r for r in self.store.relation_group(user_id, start[0]["groupKey"])}
+        edges = self.store.chain_edges(user_id, list(group))
+        links: dict[str, set[str]] = defaultdict(set)
+        for e in edges:
+            links[e["src"]].add(e["dst"])
+            links[e["dst"]].add(e["src"])
+        seen, todo = {relation_id}, [relation_id]
+        while todo:
+            for nxt in links[todo.pop()]:
+                if nxt not in seen and nxt in group:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        chain = sorted((group[i] for i in seen), key=lambda r: (r["validFrom"], r["recordedAt"],
+                                                                 r["id"]))
+        return [relation_from_row(r, edges=edges) for r in chain]
+
+    # ------------------------------------------------------------------ forget / restore
+
+    def forget(self, user_id: str, memory_id: str) -> bool:
+        """Hide a memory from every read. True when it was visible before."""
+        return self._set_forgotten(user_id, memory_id, forgotten=True)
+
+    def restore(self, user_id: str, memory_id: str) -> bool:
+        """Bring a forgotten memory back unchanged. True when it was forgotten before."""
+        return self._set_forgotten(user_id, memory_id, forgotten=False)
+
+    def _set_forgotten(self, user_id: str, memory_id: str, *, forgotten: bool) -> bool:
+        user_id = check_id(user_id, "userId") or ""
+        memory_id = check_id(memory_id, "id") or ""
+        label = LABEL_BY_PREFIX.get(memory_id.split("_", 1)[0])
+        if label is None:
+            raise NotFoundError("memory", memory_id)
+        with self._write_lock:
+            rows = self.store.nodes(label, user_id, [memory_id])
+            if not rows:
+                raise NotFoundError("memory", memory_id)
+            was = rows[0].get("forgottenAt") is not None
+            if was == forgotten:
+                return False
+            now = to_ms(self.clock()) or 0
+            plan = WritePlan(user_id=user_id, at=now)
+            plan.update(label, memory_id, {"forgottenAt": now if forgotten else None})
+            self.store.apply(plan)
+        return True
+
+    # ------------------------------------------------------------------ stats
+
+    def stats(self, user_id: str) -> Stats:
+        user_id = self._existing_user(user_id)
+        counts = {label: self.store.count(label, user_id)
+                  for label in ("Episode", "Entity", "Relation", "Abstraction")}
+        models = self._embedding_models(user_id)
+        warning = None
+        if len(models) > 1:
+            warning = (f"memories were embedded with {len(models)} models ({', '.join(models)});"
+                       f" vectors of different models are not comparable")
+        return Stats(user_id=user_id, episodes=counts["Episode"][0],
+                     entities=counts["Entity"][0], relations=counts["Relation"][0],
+                     abstractions=counts["Abstraction"][0],
+                     forgotten=sum(c[1] for c in counts.values()),
+                     by_status=self.store.relation_status_counts(user_id),
+                     embedding_models=models, mixed_models_warning=warning)
+
+    def _embedding_models(self, user_id: str) -> list[str]:
+        models: set[str] = set()
+        for label in ("Relation", "Episode"):
+            for row in self.store.export_nodes(label, user_id, 0, 200):
+                if row.get("embeddingModel"):
+                    models.add(row["embeddingModel"])
+        return sorted(models)
+
+    def _existing_user(self, user_id: str) -> str:
+        user_id = check_id(user_id, "userId") or ""
+        if not any(self.store.count(label, user_id)[0] for label in ("Relation", "Episode")):
+            raise NotFoundError("user", user_id)
+        return user_id
+
+    # ------------------------------------------------------------------ entities
+
+    def entity(self, user_id: str, entity_id: str) -> Entity:
+        rows = self.store.nodes("Entity", user_id, [entity_id])
+        if not rows:
+            raise NotFoundError("entity", entity_id)
+        return entity_from_row(rows[0])
+
+
+def entity_from_row(row: Row) -> Entity:
+    return Entity(id=row["id"], user_id=row["userId"], created_at=from_ms(row["createdAt"]),
+                  name=row["name"], norm_name=row["normName"], type=row.get("type") or "thing",
+                  aliases=list(row.get("aliases") or []), summary=row.get("summary") or "",
+                  forgotten_at=from_ms(row.get("forgottenAt")),
+                  embedding_model=row.get("embeddingModel"),
+                  schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION))
+
+
+__all__ = ["MemoryService", "Stats", "MemoryStatus"]

@@ -1,0 +1,66 @@
+"""One ``Settings`` object, read from ``GRAPHMEM_*`` environment variables (or a .env file).
+
+Built once at start-up and passed down; nothing reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", env_file=".env",
+                                      env_file_encoding="utf-8", extra="ignore")
+
+    # --- store
+    store: Literal["embedded", "neo4j"] = "embedded"
+    data_dir: Path = Path("./graphmem-data")
+    graph_name: str = "graphmem"
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("graphmem")
+    neo4j_database: str = "neo4j"
+    # "native" for Neo4j 5; "arcadedb" for ArcadeDB's Bolt-compatible server, whose index
+    # DDL goes through its HTTP SQL endpoint (the only per-server difference).
+    neo4j_index_mode: Literal["native", "arcadedb"] = "native"
+    neo4j_http_url: str = ""
+
+    # --- embeddings
+    embedder: Literal["minilm", "hashing", "openai"] = "minilm"
+    embedding_dim: int = 384
+    embedding_model: str = "text-embedding-3-small"
+    embedding_cache: int = 20000
+
+    # --- extraction
+    extractor: Literal["rules", "llm"] = "rules"
+    llm_base_url: str = ""
+    llm_api_key: SecretStr = SecretStr("")
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_s: float = 30.0
+    llm_max_retries: int = 3
+    llm_batch_size: int = 8
+    min_confidence: float = 0.6
+    entity_similarity: float = 0.86
+    exclusive_predicates: list[str] = Field(
+        default_factory=lambda: ["name_is", "lives_in", "works_at", "has_role", "prefers"])
+    secret_mode: Literal["redact", "reject"] = "redact"
+
+    # --- limits
+    max_content_chars: int = 20000
+    max_name_chars: int = 500
+    max_batch: int = 500
+    max_body_bytes: int = 2_000_000
+    max_query_depth: int = 10
+    max_aliases: int = 20
+
+    # --- service
+    host: str = "127.0.0.1"
+    port: int = 8420
+    api_keys: dict[str, list[str]] = Field(default_factory=dict)
+    api_keys_file: Path | None = None
+    access_flush_s: float = 60.0
+    access_flush_count: int = 100

@@ -1,0 +1,115 @@
+"""The one store interface every backend implements, and the unit of work it applies.
+
+The service computes *what* to write (a ``WritePlan``) and the store writes it in one
+transaction. Reads return plain rows: dicts of stored properties (camelCase keys, times
+as epoch milliseconds, no embeddings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Row = dict[str, Any]
+
+# Which labels each edge type joins: the link queries are chosen from this table, so an
+# edge can never join the wrong kinds of node.
+EDGE_ENDS: dict[str, tuple[str, str]] = {
+    "SUBJECT_OF": ("Entity", "Relation"),
+    "OBJECT": ("Relation", "Entity"),
+    "EVIDENCED_BY": ("Relation", "Episode"),
+    "MENTIONS": ("Episode", "Entity"),
+    "SUPERSEDES": ("Relation", "Relation"),
+    "DISPUTED": ("Relation", "Relation"),
+}
+
+
+@dataclass(slots=True)
+class NodeWrite:
+    id: str
+    props: Row
+    embedding: list[float]
+
+
+@dataclass(slots=True)
+class WritePlan:
+    """Everything one episode, batch or relation write changes, applied atomically."""
+
+    user_id: str
+    at: int  # system time of the write, epoch ms
+    episodes: list[NodeWrite] = field(default_factory=list)
+    entities: list[NodeWrite] = field(default_factory=list)
+    relations: list[NodeWrite] = field(default_factory=list)
+    # label -> [{id, props}] partial updates
+    updates: dict[str, list[Row]] = field(default_factory=dict)
+    # edge type -> [{src, dst, props}]
+    links: dict[str, list[Row]] = field(default_factory=dict)
+    # edge type -> [{src, dst}] to close in system time
+    expire: dict[str, list[Row]] = field(default_factory=dict)
+
+    def update(self, label: str, node_id: str, props: Row) -> None:
+        self.updates.setdefault(label, []).append({"id": node_id, "props": props})
+
+    def link(self, edge: str, src: str, dst: str, props: Row | None = None) -> None:
+        self.links.setdefault(edge, []).append({"src": src, "dst": dst, "props": props or {}})
+
+    def unlink(self, edge: str, src: str, dst: str) -> None:
+        self.expire.setdefault(edge, []).append({"src": src, "dst": dst})
+
+    def is_empty(self) -> bool:
+        return not (self.episodes or self.entities or self.relations or self.updates
+                    or self.links or self.expire)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: str
+    score: float
+
+
+class Store(Protocol):
+    """A graph store. Every read and write is scoped to one ``user_id``."""
+
+    name: str
+
+    def open(self) -> None:
+        """Connect and bootstrap the schema (idempotent)."""
+
+    def close(self) -> None:
+        """Flush and close; data written before survives a restart."""
+
+    def apply(self, plan: WritePlan) -> None:
+        """Write the whole plan in one transaction: all of it or nothing."""
+
+    def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]: ...
+
+    def relation_group(self, user_id: str, group_key: str) -> list[Row]: ...
+
+    def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
+                  obj: str | None, as_of: int | None, known_at: int,
+                  include_expired: bool, limit: int) -> list[Row]: ...
+
+    def chain_edges(self, user_id: str, ids: list[str]) -> list[Row]: ...
+
+    def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]: ...
+
+    def vector_search(self, label: str, user_id: str, vector: list[float],
+                      k: int) -> list[Hit]: ...
+
+    def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]: ...
+
+    def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
+
+    def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
+
+    def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]: ...
+
+    def count(self, label: str, user_id: str) -> tuple[int, int]: ...
+
+    def relation_status_counts(self, user_id: str) -> dict[str, int]: ...
+
+    def bump_access(self, label: str, rows: list[Row]) -> None: ...
+
+    def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]: ...
+
+    def export_edges(self, edge: str, user_id: str) -> list[Row]: ...

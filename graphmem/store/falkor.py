@@ -1,0 +1,290 @@
+"""The embedded store: FalkorDB run from the ``falkordblite`` package, data in a directory.
+
+Durability: an append-only log (``appendfsync everysec`` by default, ``always`` on request)
+plus a snapshot on close. Atomicity: a write plan is sent as one MULTI/EXEC block, which the
+server applies whole; a MULTI block cut short in the log is dropped on load.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import GraphMemError, UnavailableError
+from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
+from graphmem.store.queries import Queries
+
+log = logging.getLogger(__name__)
+
+_RDB_NAME = "graphmem.rdb"
+
+
+class FalkorStore:
+    """FalkorDB embedded (falkordblite), one graph per data directory."""
+
+    name = "embedded"
+
+    def __init__(self, data_dir: Path, *, graph: str = "graphmem", dim: int = 384,
+                 fsync: str = "everysec") -> None:
+        self._dir = Path(data_dir)
+        self._graph_name = graph
+        self._dim = dim
+        self._fsync = fsync
+        self._q = Queries("falkordb")
+        self._db: Any = None
+        self._graph: Any = None
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def open(self) -> None:
+        try:
+            from redislite.falkordb_client import FalkorDB
+        except ImportError as e:  # pragma: no cover - install problem
+            raise UnavailableError("falkordblite is not installed") from e
+        self._q.load()
+        self._dir.mkdir(parents=True, exist_ok=True)
+        _reap_stale_server(self._dir)
+        try:
+            self._db = FalkorDB(str(self._dir / _RDB_NAME), serverconfig={
+                "appendonly": "yes", "appendfsync": self._fsync,
+                "aof-load-truncated": "yes"})
+        except Exception as e:
+            raise UnavailableError(f"cannot start the embedded store in {self._dir}: {e}") from e
+        self._graph = self._db.select_graph(self._graph_name)
+        self._bootstrap()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is None:
+                return
+            try:
+                self._db.close()  # the sync client saves a snapshot before it stops
+            finally:
+                self._db = None
+                self._graph = None
+
+    def _bootstrap(self) -> None:
+        for stmt in self._q.statements("schema", dim=self._dim):
+            try:
+                self._graph.query(stmt)
+            except Exception as e:
+                text = str(e).lower()
+                if "already" in text or "exists" in text:
+                    continue  # FalkorDB has no IF NOT EXISTS: re-running is the normal case
+                raise GraphMemError(f"schema bootstrap failed: {e}") from e
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _query(self, text: str, params: dict[str, Any] | None = None,
+               read_only: bool = True) -> list[list[Any]]:
+        if self._graph is None:
+            raise UnavailableError("the embedded store is not open")
+        try:
+            if read_only:
+                res = self._graph.ro_query(text, params or {})
+            else:
+                res = self._graph.query(text, params or {})
+        except Exception as e:
+            raise UnavailableError(f"embedded store query failed: {type(e).__name__}") from e
+        return list(res.result_set)
+
+    def _rows(self, name: str, params: dict[str, Any], **slots: str | int) -> list[Row]:
+        return [_props(r[0]) for r in self._query(self._q.get(name, **slots), params)]
+
+    # ------------------------------------------------------------------ writes
+
+    def apply(self, plan: WritePlan) -> None:
+        if plan.is_empty():
+            return
+        commands = self._plan_commands(plan)
+        with self._lock:
+            if self._db is None:
+                raise UnavailableError("the embedded store is not open")
+            try:
+                pipe = self._db.connection.pipeline(transaction=True)
+                for text in commands:
+                    pipe.execute_command("GRAPH.QUERY", self._graph_name, text, "--compact")
+                results = pipe.execute(raise_on_error=False)
+            except Exception as e:
+                raise UnavailableError(f"embedded store write failed: {type(e).__name__}") from e
+        errors = [r for r in results if isinstance(r, Exception)]
+        if errors:
+            # Commands of a MULTI block run even if one fails; report it loudly. The plans
+            # are built from validated input, so this means a bug or a broken store.
+            raise GraphMemError(f"embedded store rejected a write: {errors[0]}")
+
+    def _plan_commands(self, plan: WritePlan) -> list[str]:
+        out: list[str] = []
+        u = plan.user_id
+
+        def add(name: str, params: dict[str, Any], **slots: str | int) -> None:
+            out.append(_with_params(self._q.get(name, **slots), params))
+
+        for name, nodes in (("upsert_episodes", plan.episodes),
+                            ("upsert_entities", plan.entities),
+                            ("upsert_relations", plan.relations)):
+            if nodes:
+                add(name, {"rows": [{"id": n.id, "props": n.props, "embedding": n.embedding}
+                                    for n in nodes]})
+        for label, rows in plan.updates.items():
+            add("set_props", {"rows": rows, "userId": u}, label=label)
+        for edge, rows in plan.expire.items():
+            src, dst = EDGE_ENDS[edge]
+            add("expire_links", {"rows": rows, "userId": u, "at": plan.at},
+                edge=edge, src=src, dst=dst)
+        for edge, rows in plan.links.items():
+            src, dst = EDGE_ENDS[edge]
+            add("link", {"rows": rows, "userId": u}, edge=edge, src=src, dst=dst)
+        return out
+
+    def bump_access(self, label: str, rows: list[Row]) -> None:
+        if rows:
+            with self._lock:
+                self._query(self._q.get("bump_access", label=label), {"rows": rows},
+                            read_only=False)
+
+    # ------------------------------------------------------------------ reads
+
+    def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
+        if not ids:
+            return []
+        return self._rows("nodes_by_ids", {"ids": ids, "userId": user_id}, label=label)
+
+    def relation_group(self, user_id: str, group_key: str) -> list[Row]:
+        return self._rows("relation_group", {"userId": user_id, "groupKey": group_key})
+
+    def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
+                  obj: str | None, as_of: int | None, known_at: int,
+                  include_expired: bool, limit: int) -> list[Row]:
+        return self._rows("relations", {
+            "userId": user_id, "subject": subject, "predicate": predicate, "object": obj,
+            "asOf": as_of, "knownAt": known_at, "includeExpired": include_expired,
+            "limit": limit})
+
+    def chain_edges(self, user_id: str, ids: list[str]) -> list[Row]:
+        if not ids:
+            return []
+        rows = self._query(self._q.get("chain_edges"), {"ids": ids, "userId": user_id})
+        return [{"type": r[0], "src": r[1], "dst": r[2], "at": r[3], "expiredAt": r[4]}
+                for r in rows]
+
+    def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]:
+        if not norms:
+            return []
+        return self._rows("entities_by_norm", {"userId": user_id, "norms": norms})
+
+    def vector_search(self, label: str, user_id: str, vector: list[float],
+                      k: int) -> list[Hit]:
+        # The index is shared by all users: over-fetch, then keep this user's hits.
+        fetch = min(max(k * 8, 64), 2000)
+        rows = self._query(self._q.get("vector_search", label=label),
+                           {"k": fetch, "vector": vector, "userId": user_id})
+        return [Hit(r[0], float(r[1])) for r in rows[:k]]
+
+    def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
+        query = fulltext_query(text)
+        if not query:
+            return []
+        try:
+            rows = self._query(self._q.get("fulltext_search", label=label),
+                               {"text": query, "k": k, "userId": user_id})
+        except UnavailableError:
+            log.warning("full-text query rejected for %r", query)
+            return []
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
+        if not entity_ids:
+            return []
+        rows = self._query(self._q.get("expand"),
+                           {"ids": entity_ids, "userId": user_id, "limit": limit})
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
+        if not entity_ids:
+            return []
+        rows = self._query(self._q.get("episode_mentions"),
+                           {"ids": entity_ids, "userId": user_id, "limit": limit})
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]:
+        if not relation_ids:
+            return []
+        rows = self._query(self._q.get("evidence_of"),
+                           {"ids": relation_ids, "userId": user_id})
+        return [{"rid": r[0], "id": r[1], "sourceRef": r[2], "occurredAt": r[3]} for r in rows]
+
+    def count(self, label: str, user_id: str) -> tuple[int, int]:
+        rows = self._query(self._q.get("count_nodes", label=label), {"userId": user_id})
+        if not rows:
+            return 0, 0
+        return int(rows[0][0] or 0), int(rows[0][1] or 0)
+
+    def relation_status_counts(self, user_id: str) -> dict[str, int]:
+        rows = self._query(self._q.get("count_relations_by_status"), {"userId": user_id})
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]:
+        return self._rows("export_nodes", {"userId": user_id, "skip": skip, "limit": limit},
+                          label=label)
+
+    def export_edges(self, edge: str, user_id: str) -> list[Row]:
+        src, dst = EDGE_ENDS[edge]
+        rows = self._query(self._q.get("export_edges", edge=edge, src=src, dst=dst),
+                           {"userId": user_id})
+        return [{"src": r[0], "dst": r[1], "props": dict(r[2] or {})} for r in rows]
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _props(value: Any) -> Row:
+    props = dict(value or {})
+    props.pop("embedding", None)
+    return props
+
+
+def _with_params(text: str, params: dict[str, Any]) -> str:
+    """FalkorDB takes parameters as a ``CYPHER name=value ...`` header on the query."""
+    from falkordb.helpers import stringify_param_value
+
+    header = " ".join(f"{k}={stringify_param_value(v)}" for k, v in params.items())
+    return f"CYPHER {header} {text}" if header else text
+
+
+_FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
+
+
+def fulltext_query(text: str) -> str:
+    """The words of ``text`` as a RediSearch OR-query, special characters removed."""
+    cleaned = "".join(" " if ch in _FT_SPECIAL else ch for ch in text)
+    words = [w for w in cleaned.split() if w]
+    return " | ".join(words[:32])
+
+
+def _reap_stale_server(data_dir: Path) -> None:
+    """Stop a redis-server left running by a process that died without closing the store.
+
+    falkordblite starts the server as a child process; a hard exit of the parent leaves it
+    alive, still holding the data files. Its pid is in the directory's pid file.
+    """
+    for pid_file in data_dir.glob("*.pid"):
+        try:
+            pid = int(pid_file.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"redis" in cmdline:
+            log.warning("stopping a stale embedded store server (pid %d)", pid)
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
