@@ -1,0 +1,1 @@
+"""Stores: one interface (``base.Store``), one module per backend, chosen in ``factory``."""
