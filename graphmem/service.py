@@ -71,30 +71,48 @@ class MemoryService:
 
     def add_relation(self, data: RelationIn) -> Relation:
         """Record one statement; the conflict rules decide how it joins its group."""
+        return self.add_relations([data])[0]
+
+    def add_relations(self, batch: list[RelationIn]) -> list[Relation]:
+        """Record statements of one user in one transaction: all of them or none."""
         s = self.settings
-        data = data.validated(s.max_name_chars)
+        if not batch:
+            raise InvalidInputError("inputs", "must not be empty")
+        if len(batch) > s.max_batch:
+            raise InvalidInputError("inputs", f"at most {s.max_batch} relations per batch")
         now = self.clock()
-        if data.valid_until is not None and data.valid_from is None and data.valid_until <= now:
-            raise InvalidInputError("validUntil", "must be after validFrom (which defaults "
-                                                  "to now)")
+        for i, data in enumerate(batch):
+            try:
+                data.validated(s.max_name_chars)
+            except InvalidInputError as e:
+                raise InvalidInputError(f"inputs[{i}].{e.field}" if len(batch) > 1 else e.field,
+                                        e.message) from None
+            if data.valid_until is not None and data.valid_from is None \
+                    and data.valid_until <= now:
+                raise InvalidInputError("validUntil", "must be after validFrom (which "
+                                                      "defaults to now)")
+        users = {d.user_id for d in batch}
+        if len(users) > 1:
+            raise InvalidInputError("inputs", "a batch belongs to one userId")
+        user_id = batch[0].user_id
         with self._write_lock:
-            plan = WritePlan(user_id=data.user_id, at=to_ms(now) or 0)
+            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             cache: dict[str, EntityRef] = {}
-            st = self._statement(plan, cache, subject=data.subject, predicate=data.predicate,
-                                 obj=data.object, category=data.category or "fact",
-                                 exclusive=self._is_exclusive(data.predicate, data.exclusive),
-                                 valid_from=data.valid_from or now,
-                                 valid_until=data.valid_until,
-                                 confidence=0.9 if data.confidence is None else data.confidence,
-                                 importance=0.5 if data.importance is None else data.importance,
-                                 statement=data.statement, source_ref=data.source_ref,
-                                 episode_id=None)
-            results = self._write_statements(plan, [st])
+            statements = [self._statement(
+                plan, cache, subject=d.subject, predicate=d.predicate, obj=d.object,
+                category=d.category or "fact",
+                exclusive=self._is_exclusive(d.predicate, d.exclusive),
+                valid_from=d.valid_from or now, valid_until=d.valid_until,
+                confidence=0.9 if d.confidence is None else d.confidence,
+                importance=0.5 if d.importance is None else d.importance,
+                statement=d.statement, source_ref=d.source_ref, episode_id=None)
+                for d in batch]
+            results = self._write_statements(plan, statements)
             self.store.apply(plan)
-        node_id = results.get(st.claim)
-        if node_id is None:  # cannot happen for a positive claim; kept as a clear error
-            raise NotFoundError("relation", data.subject)
-        return self.relation(data.user_id, node_id)
+        ids = [results[st.claim] for st in statements]
+        found = {r["id"]: r for r in self.store.nodes("Relation", user_id, sorted(set(ids)))}
+        edges = self.store.chain_edges(user_id, sorted(found))
+        return [relation_from_row(found[i], edges=edges) for i in ids]
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:

