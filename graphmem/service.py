@@ -14,9 +14,12 @@ from datetime import datetime
 
 from graphmem.embed import Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
-from graphmem.inputs import RelationIn, check_id
-from graphmem.model import (SCHEMA_VERSION, Entity, MemoryStatus, Relation, from_ms,
-                            make_id, normalize, to_ms, utcnow)
+from graphmem.extract import Extractor
+from graphmem.ingest import PreparedEpisode, prepare
+from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_id
+from graphmem.model import (SCHEMA_VERSION, Entity, Episode, Extraction, MemoryStatus,
+                            Relation, from_ms, make_id, normalize, to_ms, utcnow)
+from graphmem.recall import AccessTracker, Recaller, RecallResult
 from graphmem.relations import (Statement, default_statement, group_key, reconcile_group,
                                 relation_from_row, valid_at)
 from graphmem.settings import Settings
@@ -42,6 +45,20 @@ class Stats:
 
 
 @dataclass(slots=True)
+class EpisodeResult:
+    """What one ``add_episode`` did."""
+
+    episode: Episode
+    duplicate: bool
+    relations: list[Relation] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    engine: str = "rules"
+    error: str | None = None
+    redacted: list[str] = field(default_factory=list)
+    skipped_low_confidence: int = 0
+
+
+@dataclass(slots=True)
 class EntityRef:
     id: str
     name: str
@@ -52,11 +69,18 @@ class MemoryService:
     """graphmem's use cases over one store."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Embedder,
-                 clock: Clock = utcnow) -> None:
+                 clock: Clock = utcnow, extractor: Extractor | None = None) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        if extractor is None:
+            from graphmem.extract.rules import RuleExtractor
+
+            extractor = RuleExtractor()
+        self.extractor = extractor
+        self.access = AccessTracker(store, settings.access_flush_s, settings.access_flush_count)
+        self._recaller = Recaller(store, embedder.embed_one, self.access)
         self._write_lock = threading.RLock()
 
     # ------------------------------------------------------------------ lifecycle
@@ -65,7 +89,19 @@ class MemoryService:
         self.store.open()
 
     def close(self) -> None:
-        self.store.close()
+        try:
+            self.access.flush()
+        finally:
+            self.store.close()
+
+    # ------------------------------------------------------------------ recall
+
+    def recall(self, q: RecallIn) -> RecallResult:
+        """What the memory holds about ``q.query`` for that user, explained."""
+        q = q.validated(self.settings.max_content_chars)
+        if not any(self.store.count(label, q.user_id)[0] for label in ("Relation", "Episode")):
+            return RecallResult(items=[], conflicts=[], temporal_window=None, cold_start=True)
+        return self._recaller.recall(q, self.clock())
 
     # ------------------------------------------------------------------ relations
 
@@ -113,6 +149,100 @@ class MemoryService:
         found = {r["id"]: r for r in self.store.nodes("Relation", user_id, sorted(set(ids)))}
         edges = self.store.chain_edges(user_id, sorted(found))
         return [relation_from_row(found[i], edges=edges) for i in ids]
+
+    # ------------------------------------------------------------------ episodes
+
+    def add_episode(self, data: EpisodeIn) -> EpisodeResult:
+        """Store one episode and what can be learned from it, in one transaction."""
+        return self.add_episodes([data])[0]
+
+    def add_episodes(self, batch: list[EpisodeIn]) -> list[EpisodeResult]:
+        """Store episodes of one user in one transaction; re-sent episodes are no-ops."""
+        s = self.settings
+        if not batch:
+            raise InvalidInputError("inputs", "must not be empty")
+        if len(batch) > s.max_batch:
+            raise InvalidInputError("inputs", f"at most {s.max_batch} episodes per batch")
+        prepared = [prepare(d, s, prefix=f"inputs[{i}]." if len(batch) > 1 else "")
+                    for i, d in enumerate(batch)]
+        if len({p.user_id for p in prepared}) > 1:
+            raise InvalidInputError("inputs", "a batch belongs to one userId")
+        user_id = prepared[0].user_id
+        now = self.clock()
+        with self._write_lock:
+            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
+            known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
+                                                           [p.id for p in prepared])}
+            fresh: list[PreparedEpisode] = []
+            for p in prepared:
+                if p.id not in known and all(p.id != f.id for f in fresh):
+                    fresh.append(p)
+            extractions = {p.id: self.extractor.extract(p.messages) for p in fresh}
+            cache: dict[str, EntityRef] = {}
+            statements: list[Statement] = []
+            per_episode: dict[str, list[Statement]] = defaultdict(list)
+            mentions: dict[str, list[EntityRef]] = defaultdict(list)
+            skipped: dict[str, int] = defaultdict(int)
+            if fresh:
+                vectors = self.embedder.embed([p.content[:2000] for p in fresh])
+            for p, vec in zip(fresh, vectors if fresh else [], strict=True):
+                plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
+                ex = extractions[p.id]
+                aliases = {e.name: e.aliases for e in ex.entities if e.aliases}
+                types = {e.name: e.type for e in ex.entities}
+                for ent in ex.entities:
+                    mentions[p.id].append(self._resolve_entity(plan, cache, ent.name, ent.type,
+                                                               ent.aliases))
+                for rel in ex.relations:
+                    if rel.confidence < s.min_confidence:
+                        skipped[p.id] += 1  # gated: too uncertain to keep as a memory
+                        continue
+                    msg = p.messages[min(max(rel.message_index, 0), len(p.messages) - 1)]
+                    st = self._statement(
+                        plan, cache, subject=rel.subject, predicate=rel.predicate,
+                        obj=rel.object, category=rel.category,
+                        exclusive=rel.exclusive or self._is_exclusive(rel.predicate, None),
+                        valid_from=rel.valid_from or msg.occurred_at or p.occurred_at,
+                        valid_until=None, confidence=rel.confidence, importance=0.6,
+                        statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
+                        stop=rel.stop, subject_type=types.get(rel.subject, "thing"),
+                        object_type=types.get(rel.object, "thing"), aliases=aliases)
+                    statements.append(st)
+                    per_episode[p.id].append(st)
+                    mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
+                                           EntityRef(st.object_id, st.object, False)])
+                for ref in {m.id: m for m in mentions[p.id]}.values():
+                    plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
+            node_for = self._write_statements(plan, statements) if statements else {}
+            self.store.apply(plan)
+        return [self._episode_result(p, known, node_for, per_episode, extractions, mentions,
+                                     skipped) for p in prepared]
+
+    def _episode_props(self, p: PreparedEpisode, at: int) -> Row:
+        return {"id": p.id, "userId": p.user_id, "createdAt": at, "content": p.content,
+                "kind": p.kind, "role": p.role, "speaker": p.speaker,
+                "sessionId": p.session_id, "occurredAt": to_ms(p.occurred_at),
+                "recordedAt": at, "source": p.source, "sourceRef": p.source_ref,
+                "forgottenAt": None, "accessCount": 0,
+                "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION}
+
+    def _episode_result(self, p: PreparedEpisode, known: dict[str, Row],
+                        node_for: dict[Claim, str], per_episode: dict[str, list[Statement]],
+                        extractions: dict[str, Extraction],
+                        mentions: dict[str, list[EntityRef]], skipped: dict[str, int],
+                        ) -> EpisodeResult:
+        if p.id in known:
+            return EpisodeResult(episode=episode_from_row(known[p.id]), duplicate=True)
+        rows = self.store.nodes("Episode", p.user_id, [p.id])
+        rel_ids = sorted({node_for[st.claim] for st in per_episode[p.id] if st.claim in node_for})
+        rels = [relation_from_row(r) for r in self.store.nodes("Relation", p.user_id, rel_ids)]
+        ent_ids = sorted({m.id for m in mentions[p.id]})
+        ents = [entity_from_row(r) for r in self.store.nodes("Entity", p.user_id, ent_ids)]
+        ex = extractions[p.id]
+        return EpisodeResult(episode=episode_from_row(rows[0]), duplicate=False,
+                             relations=rels, entities=ents, engine=ex.engine, error=ex.error,
+                             redacted=sorted(set(p.redacted)),
+                             skipped_low_confidence=skipped[p.id])
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:
@@ -324,6 +454,18 @@ class MemoryService:
         if not rows:
             raise NotFoundError("entity", entity_id)
         return entity_from_row(rows[0])
+
+
+def episode_from_row(row: Row) -> Episode:
+    return Episode(id=row["id"], user_id=row["userId"], created_at=from_ms(row["createdAt"]),
+                   content=row["content"], kind=row.get("kind") or "message",
+                   role=row.get("role"), speaker=row.get("speaker"),
+                   session_id=row.get("sessionId") or "default",
+                   occurred_at=from_ms(row["occurredAt"]), recorded_at=from_ms(row["recordedAt"]),
+                   source=row.get("source"), source_ref=row.get("sourceRef"),
+                   forgotten_at=from_ms(row.get("forgottenAt")),
+                   embedding_model=row.get("embeddingModel"),
+                   schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION))
 
 
 def entity_from_row(row: Row) -> Entity:

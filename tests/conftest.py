@@ -94,3 +94,46 @@ def openai_stub(_openai_stub_server: OpenAIStub) -> Iterator[OpenAIStub]:
     _openai_stub_server.reset()
     yield _openai_stub_server
     _openai_stub_server.reset()
+
+
+# --------------------------------------------------------------------------- ArcadeDB Bolt server
+
+try:  # same import dance as above: top-level when tests/ is on sys.path, else the package
+    from bolt_server import BoltServer, create_database, start_bolt_server  # noqa: E402
+except ImportError:  # pragma: no cover
+    from tests.bolt_server import BoltServer, create_database, start_bolt_server  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def bolt_server() -> Iterator[BoltServer]:
+    """One ArcadeDB server with the Bolt plugin for the whole session (~7-8 s to start).
+
+    Yields ``BoltServer(uri, user, password, database, http_url, ...)``: connect with
+    ``neo4j.GraphDatabase.driver(uri, auth=(user, password))`` and pass
+    ``database_=database`` / ``session(database=database)``; create vector and
+    full-text indexes with ``run_sql(server, "...")`` (tests/bolt_server.py).
+    The server runs in a child process on free loopback ports, its JVM output goes to
+    ``server.log`` in a temp root that is removed afterwards (GRAPHMEM_BOLT_KEEP=1 keeps it).
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("arcadedb_embedded") is None:
+        pytest.fail("arcadedb-embedded is not installed: pip install '.[dev]'")
+    handle = start_bolt_server()
+    try:
+        yield handle.info
+    finally:
+        handle.stop()
+
+
+@pytest.fixture(scope="session")
+def bolt_store(bolt_server: BoltServer):  # type: ignore[no-untyped-def]
+    """The neo4j backend (official driver over Bolt) on its own database of that server."""
+    from graphmem.store.neo4j import Neo4jStore
+
+    db = create_database(bolt_server, "store")
+    store = Neo4jStore(uri=db.uri, user=db.user, password=db.password, database=db.database,
+                       dim=DIM, index_mode="arcadedb", http_url=db.http_url)
+    store.open()
+    yield store
+    store.close()

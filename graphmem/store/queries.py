@@ -37,6 +37,7 @@ EDGE_TYPES = ("SUBJECT_OF", "OBJECT", "EVIDENCED_BY", "MENTIONS", "SUPERSEDES",
 
 _SLOTS: dict[str, tuple[str, ...] | type[int]] = {
     "label": LABELS, "src": LABELS, "dst": LABELS, "edge": EDGE_TYPES, "dim": int,
+    "text": ("content", "name", "statement", "conclusion"),
 }
 
 

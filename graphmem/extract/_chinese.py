@@ -1,0 +1,368 @@
+"""Chinese patterns of the rule extractor (mixed Chinese/Latin text included).
+
+Same shape as the English side: a pattern matches the verb construction (喜欢X, 从X换到Y,
+在X工作); who said it is read from the clause before the match after peeling off adverbs
+and time words (我现在更 -> 我, 我们的项目 -> project, nothing -> the speaker, since Chinese
+drops the subject freely). The peeled words carry meaning: 不 negates, 不再 / 以前 end
+something, 可能 / 觉得 hedge, 会 / 想 / 要 make it hypothetical.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._lexicon import is_place_zh, is_role_zh, lookup
+from graphmem.extract._text import Hit, Rule, Spans, attach_when, clean_edges, scan
+
+_FLAG_WORDS: dict[str, str] = {
+    "不再": "stop", "再也不": "stop", "再也": "stop",
+    "不": "neg", "没": "neg", "没有": "neg", "不太": "neg", "不怎么": "neg", "并不": "neg",
+    "从不": "neg", "从来不": "neg", "不是很": "neg", "不是特别": "neg", "不大": "neg",
+    "以前": "past", "之前": "past", "原来": "past", "过去": "past", "曾经": "past",
+    "以往": "past", "当初": "past", "原先": "past", "本来": "past", "早先": "past",
+    "可能": "hedge", "也许": "hedge", "大概": "hedge", "好像": "hedge", "应该": "hedge",
+    "估计": "hedge", "似乎": "hedge", "或许": "hedge", "说不定": "hedge", "觉得": "hedge",
+    "感觉": "hedge", "认为": "hedge",
+    "会": "modal", "要": "modal", "想": "modal", "能": "modal", "可以": "modal",
+    "现在": "now", "如今": "now", "改": "now",
+    "已经": "already", "已": "already",
+}
+_PLAIN = (
+    "目前 最近 近来 一直 平时 平常 通常 一般 主要 日常 还 也 都 很 非常 特别 超级 超 真的 挺 蛮 "
+    "比较 更加 更 最 还是 正在 在 开始 其实 个人 向来 总是 刚 刚刚 才 又 就 仍然 依然 始终 "
+    "早就 基本上 "
+    "基本 大多 偶尔 经常 常常 常 每天 平日 十分 相当 尤其 真心 是 的 太 好 一向 倒是 反而 都是 "
+    "主要是 自己 本人 工作中 平常也 一般都 一点都 一点也 根本 完全 并 丝毫 压根"
+).split()
+_TAIL = re.compile(
+    "(?:"
+    + "|".join(sorted([*_FLAG_WORDS, *_PLAIN], key=len, reverse=True))
+    + "|"
+    + TIME_WORD_ZH
+    + r"|\s+)$"
+)
+_SUBJECT = re.compile(
+    r"(?:我们的项目|我们项目|我们团队|我们公司|我们组|我们|咱们|这个项目|该项目|本项目|项目|团队|"
+    r"前端|后端|我)$"
+)
+_CLAUSE = re.compile(r"[，,；;：:、]|因为|所以|但是|不过|而且|然后|可是|并且|于是")
+_QUESTION_WORDS = re.compile(
+    r"什么|哪个|哪些|哪种|哪里|哪儿|怎么|为什么|为啥|是否|是不是|有没有|要不要|能不能|会不会|"
+    r"多少|几个|谁|咋"
+)
+_TAG_Q = re.compile(
+    r"[，,]\s*(?:你呢|你们呢|您呢|你觉得呢|怎么样|对吧|是吧|对不对|好吗)\s*[？?]*\s*$"
+)
+_HYPOTHETICAL = re.compile(r"如果|假如|要是|假设|万一|倘若|的话|假使|若是")
+_HEDGE = re.compile(r"可能|也许|大概|好像|估计|似乎|或许|说不定|应该|觉得|感觉|认为|吧[。！]?$")
+_CUT = re.compile(
+    r"[，,。！？；;!?：:（(]|因为|由于|但是|但|不过|而不是|而非|所以|可是|然而|并且|而且|因此|然后|"
+    r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候"
+)
+_USE_CUT = re.compile(
+    r"来|去|写|做|开发|编写|处理|搭建|部署|跑|进行|实现|管理|构建|编程|记笔记|记|画|剪|打|作为|当作|"
+    r"当|上网|办公|学习|工作"
+)
+_PARTICLES = r"(?:了|的|啦|呀|哦|吧|嘛|哈|呢|着|过|啊|哟|咯|喔|一些|一点|多了|更多|多一点|"
+_PARTICLES += r"比较多|很多|多|很久|好几年|多年|挺久|这种|这个|一下|而已|罢了|哈哈|呗)"
+_TRAILING = re.compile(rf"(?:{_PARTICLES}|{TIME_WORD_ZH}|\s)+$")
+_LEADING = re.compile(rf"^(?:{TIME_WORD_ZH}|的是|是|用|使用|上了|了|在|一[家个所间位款种门]|\s)+")
+_LIGHT_VERB = re.compile(r"^(?:喝|吃|玩|看|听|写|用|使用)")
+_LIST = re.compile(r"\s*(?:、|和|与|跟|以及|及|,|，|/|\s\+\s|\+|加上)\s*")
+_PRONOUN = re.compile(r"^(?:你|他|她|它|我|您|这|那|什么|啥|哪|谁|自己|大家|人家|别人)")
+_BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起)")
+_QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
+_HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
+_ORG_SUFFIX = re.compile(
+    r"(?:公司|集团|科技|银行|大学|团队|实验室|研究院|研究所|工作室|医院|学校|中心|部门)$|[A-Za-z]"
+)
+_STOP_OF = {"like": "stop_like", "use": "stop_use", "now_use": "stop_use", "lives": "stop_lives",
+            "works": "stop_works", "role": "stop_role", "learning": "stop_learning"}
+
+
+def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
+    return Rule(kind, re.compile(pattern), **kw)
+
+
+_N = "[^，,。！？；;!?]"  # anything but a clause or sentence end
+_NZ = "[^，,。！？；;!?在]"  # ... nor 在, which would start the place over
+_O = r"(?P<obj>[^，,。！？；;!?：:]+)"
+# A lesson's subject runs from the start of its clause.
+_S = r"(?:^|(?<=[，,；;：:]))\s*(?P<subj>[^，,。；;！？!?]+?)"
+_NOT_USE = r"(?!户|于|途|法|处|力|心|品|餐|完|光|尽|不了|不着|上|来说)"
+_FAIL_VERB = r"(?:失败|报错|出错|挂了|挂掉|崩溃|崩了|跑不起来|起不来|超时|不工作|没法用|用不了)"
+
+RULES: list[Rule] = [
+    _rule("plan", r"(?:打算|计划|准备|想要|希望|决定|立志|想(?=学|去|换|买|搬|转|尝试|试试|开|考|"
+          r"辞职|跳槽|改|创业|出国|移民|做一个|写一个|读))" + _O),
+    _rule("goal", r"(?:目标|梦想|愿望)(?:是|就是|为)" + _O),
+    _rule("learning", r"(?:正在学习|正在学|在学习|在自学|在学|开始学习|开始学|自学)(?![校院生期])"
+          + _O),
+    _rule("failed", _S + r"(?:又|总是|经常|一直|老是|还是)?" + _FAIL_VERB
+          + r"了?[，,]?\s*(?:是|主要是|都是)?(?:因为|由于)(?P<obj>[^，,。；;！？!?]+)",
+          subject="group"),
+    _rule("failed", _S + r"(?:失败|报错|出错|崩溃)的(?:原因|根源)(?:是|在于)"
+          + _O, subject="group"),
+    _rule("failed", _S + r"(?:因为|由于)(?P<obj>[^，,。；;！？!?]+?)(?:而|才)?"
+          r"(?:又|一直)?" + _FAIL_VERB, subject="group"),
+    _rule("requires", _S + r"(?:一定|必须|都|还|也|总是)?(?:需要|必须要?|"
+          r"要求|依赖|离不开)(?:用|使用|先|配置|设置)?(?P<obj>[^，,。；;！？!?]+?)(?:才能|才可以|"
+          r"才行|才|[，,。；;！？!?]|$)", subject="group"),
+    _rule("switch", r"(?:从|由)(?P<obj>" + _N + r"+?)(?P<verb>换到|换成|切换到|切到|改成|改为|"
+          r"改用|转到|转向|转投|迁移到|迁到|转成|换回|搬到|搬去|搬回|跳槽到|跳槽去)了?"
+          r"(?P<obj2>" + _N + r"+)"),
+    _rule("switch", r"把[^，,。！？；;!?从]{1,10}从(?P<obj>" + _N + r"+?)(?:换成|改成|替换成|"
+          r"替换为|换为|迁移到|迁到|改为|换到|切换到)了?(?P<obj2>" + _N + r"+)"),
+    _rule("switch", r"把(?P<obj>" + _N + r"+?)(?:换成|改成|替换成|替换为|换为|迁移到|迁到|改为)"
+          r"了?(?P<obj2>" + _N + r"+)"),
+    _rule("stop_use", r"(?:弃用|放弃|戒掉|戒了|抛弃|卸载|停用)了?" + _O),
+    _rule("like", r"(?:最喜欢|最爱|最常用|最偏爱)的(?P<dom>[^，,。是]{1,8})是" + _O),
+    _rule("name", r"(?:叫|名字是|名字叫|姓名是)" + _O, self_only=True),
+    _rule("name", r"叫我" + _O, subject="self"),
+    _rule("works", r"在(?P<obj>" + _NZ + r"{1,15}?)(?:当|做|担任)(?P<role>" + _N + r"{2,12})",
+          self_only=True),
+    _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工)"
+          r"(?!室|日|时|量)", self_only=True),
+    _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?" + _O, self_only=True),
+    _rule("role", r"是(?:一名|一个|一位|一枚|名|个|位)?(?:做)?(?P<obj>[^，,。！？；;!?的]{2,14})",
+          self_only=True, extra={"check": "role"}),
+    _rule("role", r"(?:职业|职位|工作|岗位|身份)(?:是|为)" + _O, self_only=True),
+    _rule("lives", r"在(?P<obj>" + _NZ + r"{1,12}?)(?:住|生活|定居|居住)(?!过)",
+          self_only=True),
+    _rule("lives", r"(?:住在|居住在|定居在|定居于|生活在|现居|常住|住)"
+          r"(?![了过院宿着手口址的])" + _O, self_only=True),
+    _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
+    _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转向|迁移到|迁到|改为)了?"
+          + _O),
+    _rule("dislike", r"(?:讨厌|厌恶|受不了|反感|烦透了|烦死了?)" + _O),
+    _rule("like", r"对(?P<obj>" + _N + r"{1,20}?)(?:很|非常|特别|比较|挺|超|十分)?感兴趣"),
+    _rule("like", r"(?:更喜欢|最喜欢|喜欢|偏好|偏爱|钟爱|热爱|爱上了?|迷上了?|偏向于?|倾向于|"
+          r"爱(?![好人情心护国惜]))" + _O),
+    _rule("use", r"技术栈(?:是|为|用的是|包括|主要是|主要有)" + _O),
+    _rule("use", r"(?:使用|采用|选用|基于|用)" + _NOT_USE + _O),
+    _rule("use", r"喝" + _O, lexicon_only=True),
+]
+
+
+# --------------------------------------------------------------------------- subject
+
+
+def _subject(prefix: str) -> tuple[str, set[str], float] | None:
+    """``(subject, flags, confidence cap)`` from the clause before a verb, or None."""
+    clause = _CLAUSE.split(prefix)[-1]
+    flags: set[str] = set()
+    while True:
+        m = _TAIL.search(clause)
+        if not m or m.start() == len(clause):
+            break
+        word = m.group(0).strip()
+        if word in _FLAG_WORDS:
+            flags.add(_FLAG_WORDS[word])
+        clause = clause[: m.start()]
+    if not clause.strip():
+        return "self", flags, 0.8  # the dropped subject: the speaker, a little less sure
+    m = _SUBJECT.search(clause)
+    if not m:
+        return None
+    lead = clause[: m.start()]
+    if re.search(r"(?:说|以为|听说|告诉)$", lead) or re.search(r"[他她它你]", lead[-2:]):
+        return None
+    if re.search(r"觉得|感觉|认为|可能|也许", lead):
+        flags.add("hedge")
+    return ("self" if m.group(0) == "我" else "project"), flags, 1.0
+
+
+# --------------------------------------------------------------------------- objects
+
+
+def _lexicon_prefix(item: str) -> str | None:
+    """A known name at the start of ``item`` whose end is a word boundary ("Vim写代码")."""
+    for k in range(min(len(item), 24), 0, -1):
+        head, rest = item[:k].strip(), item[k:]
+        if not head or lookup(head) is None:
+            continue
+        if re.search(r"[A-Za-z0-9.+#]$", head):
+            if not re.match(r"[A-Za-z0-9.+#]", rest):
+                return head
+        elif not rest or re.match(rf"{_PARTICLES}|{_USE_CUT.pattern}|[\s这那更一]", rest):
+            return head
+    return None
+
+
+def _tidy(text: str) -> str:
+    for _ in range(3):
+        text = _TRAILING.sub("", _LEADING.sub("", clean_edges(text)))
+    return clean_edges(text)
+
+
+def _valid(text: str, max_len: int = 20) -> bool:
+    return (
+        0 < len(text) <= max_len
+        and not _PRONOUN.match(text)
+        and not _BAD_START.match(text)
+        and not _QUANTITY.match(text)
+        and any(ch.isalnum() for ch in text)
+    )
+
+
+_NAMED_KINDS = frozenset({"like", "dislike", "stop_like", "use", "now_use", "stop_use", "learning"})
+_USE_KINDS = frozenset({"use", "now_use", "stop_use"})
+
+
+def _item(raw: str, kind: str) -> str:
+    """One object, cleaned. A cause ("磁盘满了") is kept as said; a preference or tool that
+    starts with a known name is that name ("Vim写代码" -> Vim); 喜欢去爬山 likes 爬山."""
+    if kind == "failed":
+        return clean_edges(raw)
+    if kind in ("plan", "goal"):  # "用 Tailwind 重写样式": the verb is the plan
+        return _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|\s)+", "", raw.strip())).strip()
+    raw = _LEADING.sub("", raw.strip())
+    if kind in _NAMED_KINDS:
+        light = _LIGHT_VERB.match(raw)
+        for candidate in ([raw[light.end() :]] if light else []) + [raw]:
+            head = _lexicon_prefix(candidate.strip())
+            if head:
+                return head
+    if kind in ("like", "dislike") and re.match(r"^[去来][\u4e00-\u9fff]{2}", raw):
+        raw = raw[1:]
+    if kind in _USE_KINDS:
+        m = _USE_CUT.search(raw)
+        if m and m.start() > 0:
+            raw = raw[: m.start()]
+    return _tidy(raw)
+
+
+def _objects(raw: str, kind: str) -> tuple[list[str], int]:
+    cut = _CUT.search(raw)
+    body = raw[: cut.start()] if cut else raw
+    parts = _LIST.split(body) if kind not in ("plan", "goal", "failed") else [body]
+    items = [_item(p, kind) for p in parts]
+    return [i for i in items if _valid(i)], len(body)
+
+
+def _thing(text: str | None) -> str | None:
+    """A lesson's subject: peel time words and adverbs; pronouns and people -> None."""
+    if not text:
+        return None
+    lead = r"上次|这次|那次|刚才|所以|然后|结果|但是|而且|又|我们的|我的|我们|我|\s"
+    t = re.sub(rf"^(?:{TIME_WORD_ZH}|{lead})+", "", text.strip())
+    t = re.sub(rf"(?:又|总是|还是|一直|也|老是|经常|都|了|{TIME_WORD_ZH}|\s)+$", "", t)
+    t = re.sub(r"^(?:这个|那个|这|那)(?=\S{2})", "", clean_edges(t))
+    if not t or len(t) > 20 or _PRONOUN.match(t) or t.endswith("不"):
+        return None
+    return "project" if t in ("项目", "这个项目", "该项目", "本项目") else t
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def _kind_after_flags(kind: str, flags: set[str], raw: str) -> str | None:
+    if kind.startswith("stop_"):
+        return kind
+    if "stop" in flags or "past" in flags:
+        return _STOP_OF.get(kind)
+    if "neg" in flags:
+        if "already" in flags or re.search(r"了\s*$", raw):
+            return _STOP_OF.get(kind)
+        return "dislike" if kind == "like" else None
+    if "modal" in flags:
+        return None
+    if "now" in flags and kind == "use":
+        return "now_use"
+    return kind
+
+
+def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hit], int]:
+    gd = m.groupdict()
+    conf = rule.confidence
+    raw = gd.get("obj") or ""
+    if rule.subject == "group":
+        subject = _thing(gd.get("subj"))
+        if subject is None:
+            return [], 0
+        kind: str | None = rule.kind
+    else:
+        if rule.subject == "self":
+            subject, flags = "self", set[str]()
+        else:
+            found = _subject(text[: m.start()])
+            if found is None:
+                return [], 0
+            subject, flags, cap = found
+            conf = min(conf, cap) if cap < 1 else conf
+        if rule.self_only and subject != "self":
+            return [], 0
+        if "hedge" in flags:
+            conf = min(conf, 0.65)
+        kind = _kind_after_flags(rule.kind, flags, raw)
+    if kind is None:
+        return [], 0
+    if gd.get("obj2") is not None:
+        a, (bs, used) = _item(gd["obj"], "use"), _objects(gd["obj2"], "use")
+        if not (_valid(a) and bs):
+            return [], 0
+        verb = gd.get("verb") or ""
+        two = ("move_from" if verb.startswith("搬") else
+               "works_switch" if verb.startswith("跳槽") else "switch")
+        return [Hit(two, subject, a, bs[0], conf, group=group)], m.start("obj2") + used
+    if kind == "name":
+        name = re.split(r"是|在|今年|来自|住|从事|做|目前|现在|\s{2,}", raw.strip())[0].strip()
+        if not _HAN_NAME.match(name):
+            return [], 0
+        return [Hit("name", subject, name, confidence=conf)], m.end()
+    items, used = _objects(raw, kind)
+    if kind in ("use", "now_use", "stop_use"):
+        items = [i for i in items if lookup(i) is not None or re.search(r"[A-Za-z]", i)]
+    if rule.lexicon_only:
+        items = [i for i in items if lookup(i) is not None]
+    if kind in ("works", "stop_works"):
+        loose = m.group(0).startswith(("在", "入职", "跳槽"))
+        items = [i for i in items if not is_place_zh(i) and (loose or _ORG_SUFFIX.search(i))]
+    if kind in ("lives", "stop_lives", "move"):
+        items = [i for i in items if len(i) <= 12]
+    if rule.extra.get("check") == "role":
+        items = [i for i in items if is_role_zh(i)]
+    if not items:
+        return [], 0
+    hint = gd.get("dom")
+    out = [Hit(kind, subject, i, confidence=conf, domain_hint=hint, group=group) for i in items]
+    if gd.get("role"):
+        role = _tidy(gd["role"])
+        if not is_role_zh(role):
+            return [], 0
+        out.append(Hit("role", subject, role, confidence=conf))
+    start = m.start("obj") if gd.get("obj") is not None else m.end()
+    return out, max(start + used, m.end() if gd.get("role") else 0)
+
+
+def _question_free(text: str) -> str | None:
+    t = text.strip()
+    tag = _TAG_Q.search(t)
+    if tag:
+        return t[: tag.start()]
+    if re.search(r"[？?]\s*$", t) or re.search(r"[吗么]\s*[。！!]?\s*$", t):
+        return None
+    if re.search(r"呢\s*[。！!]?\s*$", t) or _QUESTION_WORDS.search(t):
+        return None
+    return t
+
+
+def hits(sentence: str) -> list[Hit]:
+    """Everything the Chinese patterns find in one sentence."""
+    text = _question_free(sentence)
+    if text is None or _HYPOTHETICAL.search(text):
+        return []
+    spans, found_all, group = Spans(), [], 0
+    for rule, m in scan(RULES, text):
+        group += 1
+        obj_start = m.start("obj") if m.groupdict().get("obj") is not None else m.end()
+        verb_start = m.end("subj") if "subj" in m.groupdict() else m.start()
+        if not spans.free(verb_start, max(obj_start, verb_start + 1)):
+            continue
+        found, end = _apply(rule, m, text, group)
+        if found:
+            spans.take(verb_start, max(end, obj_start))
+            found_all.append((m.start(), max(end, obj_start), found))
+    return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -1,0 +1,465 @@
+"""English patterns of the rule extractor.
+
+Each pattern matches a verb construction ("like X", "switched from X to Y"); who said it is
+read from the words before the match (``_subject``): "I", "we", "our project/team/app…",
+possibly with adverbs ("I've always really liked"), negation ("I don't like" -> dislike),
+"no longer" / "used to" (-> stop), or a modal ("I would use", -> dropped as hypothetical).
+Objects are cut out of the greedy match by ``_english_phrases``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphmem.extract._english_phrases import (
+    LIST_SPLIT,
+    PLAN_CHATTER,
+    noun_phrase,
+    objects,
+    tidy,
+    valid,
+    verb_phrase,
+)
+from graphmem.extract._lexicon import is_role_en, lookup
+from graphmem.extract._text import Hit, Rule, Spans, attach_when, scan
+
+_CONTRACTIONS = [
+    (re.compile(r"\b([Ii])'m\b|\b([Ii])m\b"), "I am"),
+    (re.compile(r"\b[Ii]'ve\b"), "I have"),
+    (re.compile(r"\b[Ii]'d\b"), "I would"),
+    (re.compile(r"\b[Ii]'ll\b"), "I will"),
+    (re.compile(r"\b([Ww]e)'re\b"), r"\1 are"),
+    (re.compile(r"\b([Ww]e)'ve\b"), r"\1 have"),
+    (re.compile(r"\b([Ww]e)'d\b"), r"\1 would"),
+    (re.compile(r"\b([Ww]e)'ll\b"), r"\1 will"),
+    (re.compile(r"\bcan't\b", re.I), "cannot"),
+    (re.compile(r"\bwon't\b", re.I), "will not"),
+    (re.compile(r"\b(\w+)n't\b", re.I), r"\1 not"),
+    (re.compile(r"\b([Ii]t|[Tt]hat)'s\b"), r"\1 is"),
+]
+
+_CLAUSE_BREAK = re.compile(
+    r"[,;:()\"—–]|\b(?:and|but|so|because|although|though|while|whereas|plus|then|cause|cuz)\b",
+    re.I,
+)
+# Words allowed between the subject and the verb: adverbs, auxiliaries, negation, modals.
+_BETWEEN = frozenset(
+    """am are is have has been do does really also still now always absolutely totally
+    definitely mostly mainly usually generally just actually honestly personally strongly much
+    typically currently primarily only even truly genuinely kinda kind sort of pretty already
+    finally recently lately officially seriously largely exclusively normally often sometimes
+    increasingly certainly daily nowadays very too both all started start begun began stopped
+    quit used to no longer not never would could should will can may might must gonna
+    basically literally happily completely fully heavily professionally obviously mostly
+    secretly""".split()
+)
+_PROJECT_NOUNS = frozenset(
+    "project team app codebase company service backend frontend product repo startup "
+    "system site website api infrastructure infra pipeline org organization".split()
+)
+_PARTICIPLES = frozenset(
+    "lived worked liked loved enjoyed preferred hated disliked used relied".split()
+)
+_DROPPED_I = frozenset(
+    "been quit left just finally recently now currently still really also loving enjoying not"
+    .split()
+)
+_MODALS = frozenset("would could should will can may must gonna".split())
+_HYPOTHETICAL_LEAD = frozenset(
+    "if unless whether suppose supposing imagine wish assuming pretend said says told claims "
+    "thinks".split()
+)
+_HEDGE = re.compile(
+    r"\b(?:i think|i guess|i suppose|i believe|maybe|probably|perhaps|kind of|kinda|sort of|"
+    r"i feel like|not sure|might|possibly)\b",
+    re.I,
+)
+def _expand(text: str) -> str:
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    for regex, repl in _CONTRACTIONS:
+        text = regex.sub(repl, text)
+    return text
+
+
+# --------------------------------------------------------------------------- subject
+
+
+def _subject(prefix: str, verb: str) -> tuple[str, list[str], list[str], float] | None:
+    """``(subject, lead words, between words, confidence cap)`` from the text before a verb.
+
+    None when no first-person or project subject stands there. Chat drops the "I" of past
+    and progressive forms ("Switched to Neovim last week", "Loving Svelte so far"); at the
+    very start of a sentence those count as the speaker's, a little less surely. Bare verbs
+    ("Use React") are imperatives and do not.
+    """
+    clause = _CLAUSE_BREAK.split(prefix)[-1]
+    words = re.findall(r"[a-z']+|\d+", clause.lower())
+    i = len(words)
+    while i > 0 and words[i - 1] in _BETWEEN:
+        i -= 1
+    between = words[i:]
+    if i == 0:
+        first = (words or verb.lower().split() or [""])[0]
+        if clause == prefix and (first.endswith("ed") or first in _DROPPED_I):
+            return "self", [], between, 0.8
+        return None
+    if words[i - 1] == "i":
+        subject, lead = "self", words[: i - 1]
+    elif words[i - 1] == "we":
+        subject, lead = "project", words[: i - 1]
+    elif words[i - 1] in _PROJECT_NOUNS and i >= 2 and words[i - 2] in ("our", "the", "this", "my"):
+        subject, lead = "project", words[: i - 2]
+    else:
+        return None
+    if any(w in _HYPOTHETICAL_LEAD for w in lead):
+        return None
+    return subject, lead, between, 1.0
+
+
+def _flags(between: list[str], verb: str, post: str) -> set[str]:
+    text = " ".join([*between, verb.lower()])
+    flags: set[str] = set()
+    if re.search(r"\bno longer\b|\bstopped\b|\bquit\b|\bused to\b", text):
+        flags.add("stop")
+    elif re.search(r"\bnot\b|\bnever\b", text):
+        flags.add("stop" if re.search(r"\b(?:anymore|any more|any longer)\b", post) else "neg")
+    if any(w in _MODALS for w in between) and "used" not in between:
+        flags.add("modal")
+    if re.search(r"\bnow\b|\bnowadays\b|\bthese days\b", text + " " + post):
+        flags.add("now")
+    if re.search(r"\bmight\b|\bkinda\b|\bkind of\b|\bsort of\b", text):
+        flags.add("hedge")
+    return flags
+
+
+_STOP_OF = {"like": "stop_like", "use": "stop_use", "now_use": "stop_use", "lives": "stop_lives",
+            "works": "stop_works", "role": "stop_role", "move": "stop_use",
+            "learning": "stop_learning"}
+
+
+def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
+    return Rule(kind, re.compile(pattern, re.I), **kw)
+
+
+_O = r"(?P<obj>(?:[^.;!?]|\.(?=\w))+)"  # a dot only ends it before a space: "Next.js" stays
+_NAME = r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
+_LESSON_VERB = (
+    r"(?:has\s+|have\s+|had\s+)?(?:failed|fails|fail|broke|break|breaks|crashed|crashes|errored(?:\s+out)?|"
+    r"timed\s+out|kept\s+(?:failing|crashing|breaking)|keeps\s+(?:failing|crashing|breaking)|"
+    r"(?:was|is|were|are)\s+(?:failing|breaking|crashing|broken)|did\s+not\s+work|does\s+not\s+work|"
+    r"stopped\s+working|would\s+not\s+(?:start|build|compile|work|run))"
+)
+_S = r"(?:^|(?<=[,;:])\s*|\b(?:and|but|so|then)\s+)(?P<subj>[^,;:.!?]+?)"
+
+RULES: list[Rule] = [
+    # plans and goals first: "I plan to move to Berlin" must not also read as "moved to".
+    _rule("plan", r"\b(?:plan|plans|planning|intend|intends|intending|aim|aiming|want|wants|"
+          r"decided|going|about|preparing)\s+to\s+" + _O),
+    _rule("plan", r"\b(?:hope|hoping|would\s+like|would\s+love)\s+to\s+" + _O, confidence=0.7),
+    _rule("plan", r"\b(?:wanna|gonna)\s+" + _O),
+    _rule("plan", r"\b(?:thinking\s+(?:about|of)|considering)\s+" + _O, confidence=0.6),
+    _rule("plan", r"\b(?P<who>my|our)\s+plan\s+is\s+to\s+" + _O, subject="self"),
+    _rule("goal", r"\b(?P<who>my|our)\s+(?:main\s+|long-term\s+|big\s+|biggest\s+|primary\s+|"
+          r"ultimate\s+|current\s+)?(?:goal|aim|objective|resolution|dream)(?:\s+for\s+(?:this|next|the)"
+          r"\s+\w+|\s+this\s+\w+)?\s+is\s+(?:to\s+)?" + _O, subject="self"),
+    _rule("learning", r"\b(?:learning|studying|picking\s+up|teaching\s+myself|"
+          r"(?:trying|started|starting|began|beginning)\s+to\s+learn)\s+" + _O),
+    # lessons: the subject is the thing that failed / needs something
+    _rule("failed", _S + r"\s+" + _LESSON_VERB + r"(?:\s+again)?\s*,?\s*(?:because(?:\s+of)?|"
+          r"due\s+to|as\s+a\s+result\s+of)\s+" + _O, subject="group"),
+    _rule("failed", r"\bthe\s+reason\s+(?:why\s+)?(?P<subj>[^,;.!?]+?)\s+(?:failed|broke|crashed)"
+          r"\s+(?:was|is)\s+(?:that\s+|because\s+)?" + _O, subject="group"),
+    _rule("requires", r"\b(?:you|we|i|one)\s+(?:always\s+|still\s+|also\s+)?(?:need|needs|"
+          r"have\s+to\s+use|must\s+use)\s+(?P<obj>[^.;!?]+?)\s+(?:for|(?:in\s+order\s+)?to\s+"
+          r"(?:run|use|build|install|deploy|start|reach|access|connect\s+to|get\s+to|push\s+to|"
+          r"pull\s+from|talk\s+to|work\s+on|compile|test))\s+"
+          r"(?P<subj>[^.;!?,]+)", subject="group"),
+    _rule("requires", r"\bto\s+(?:run|use|build|install|deploy|start)\s+(?P<subj>[^,]+?),?\s+"
+          r"(?:you|we|i)\s+(?:need|have\s+to\s+use|must\s+use)\s+" + _O, subject="group"),
+    _rule("requires", _S + r"\s+(?:requires|require|needs|need|depends\s+on|only\s+works\s+with|"
+          r"only\s+runs\s+on|does\s+not\s+work\s+without|will\s+not\s+work\s+without|"
+          r"cannot\s+run\s+without)\s+" + _O, subject="group"),
+    # changes
+    _rule("switch", r"\b(?P<verb>switched|switch|switching|moved|move|moving|migrated|migrate|"
+          r"migrating|changed|went|transitioned|converted|ported|jumped)\s+(?:(?:over|back|"
+          r"everything|it|all)\s+|(?:our|my|the)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+)?from\s+"
+          r"(?P<obj>[^,.;!?]+?)\s+(?:over\s+)?(?:to|onto|into|for)\s+(?P<obj2>[^.;!?]+)"),
+    _rule("switch", r"\breplaced\s+(?P<obj>[^,.;!?]+?)\s+with\s+(?P<obj2>[^.;!?]+)"),
+    _rule("switch", r"\b(?:ditched|dropped|abandoned)\s+(?P<obj>[^,.;!?]+?)\s+for\s+"
+          r"(?P<obj2>[^.;!?]+)"),
+    _rule("stop_works", r"\b(?:left|quit)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + _O,
+          self_only=True),
+    _rule("stop_works", r"\bleft\s+(?P<obj>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})",
+          self_only=True),
+    _rule("stop_use", r"\b(?:quit|ditched|dropped|abandoned|gave\s+up(?:\s+on)?|got\s+rid\s+of|"
+          r"uninstalled|am\s+done\s+with|moved\s+away\s+from|moved\s+off(?:\s+of)?|"
+          r"switched\s+away\s+from|stopped)\s+" + _O),
+    # favourites
+    _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav|"
+          r"preferred|go-to)\s+(?P<dom>[\w ]{1,30}?)\s+(?:is|are|has\s+to\s+be)\s+" + _O,
+          subject="self"),
+    _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+is\s+(?P<who>my|our)\s+"
+          r"(?:all-time\s+)?(?:favorite|favourite|fav|go-to|preferred)(?:\s+(?P<dom>[\w ]{1,30}))?",
+          subject="self"),
+    # identity and work
+    _rule("name", r"\bmy\s+(?:first\s+|full\s+|real\s+|given\s+)?name\s+is\s+"
+          r"(?P<obj>[A-Za-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})", subject="self"),
+    _rule("name", r"\b(?:I\s+am\s+called|(?:you\s+can\s+|please\s+|just\s+)?call\s+me|I\s+go\s+by)"
+          r"\s+" + _NAME, subject="self"),
+    _rule("name", r"\b(?:hi|hello|hey)(?:\s+(?:there|all|everyone|guys))?[,!.]*\s+I\s+am\s+"
+          r"(?P<obj>(?-i:[A-Z][a-z]+))\b", subject="self"),
+    _rule("role", r"\b(?:work|works|working)\s+as\s+(?:an?\s+|the\s+)?" + _O, self_only=True),
+    _rule("role", r"\bam\s+(?:(?:now|also|currently|still|actually|no\s+longer|not|officially|"
+          r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
+    _rule("role", r"\bmy\s+(?:job|role|job\s+title|title|position|profession|occupation)\s+is\s+"
+          r"(?:an?\s+)?" + _O, subject="self"),
+    _rule("works", r"\b(?:work|works|working|worked)\s+(?:at|for)\s+" + _O, self_only=True),
+    _rule("works", r"\b(?:started\s+(?:working\s+)?at|got\s+(?:a\s+job|hired)\s+(?:at|by)|"
+          r"am\s+employed\s+(?:at|by)|joined)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)", self_only=True),
+    _rule("lives", r"\b(?:live|lives|living|lived|reside|resides|residing|based|located|"
+          r"settled)\s+in\s+" + _O, self_only=True),
+    _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
+    _rule("now_use", r"\b(?:switched|switching|switch|migrated|migrating|changed|transitioned|"
+          r"jumped)\s+(?:over\s+)?to\s+" + _O),
+    _rule("now_use", r"\b(?:went\s+with|settled\s+on|opted\s+for|chose|picked)\s+" + _O,
+          lexicon_only=True),
+    # preferences
+    _rule("dislike", r"\b(?:hate|hates|hated|dislike|dislikes|disliked|detest|despise|loathe|"
+          r"cannot\s+stand|can\s+not\s+stand|(?:am\s+)?not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|am\s+not\s+into|"
+          r"am\s+(?:sick|tired)\s+of|am\s+fed\s+up\s+with)\s+" + _O),
+    _rule("like", r"\b(?:like|likes|love|loves|enjoy|enjoys|adore|adores|prefer|prefers|liking|"
+          r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|am\s+(?:a\s+)?(?:big\s+|huge\s+|massive\s+|real\s+)?fan\s+of|"
+          r"am\s+(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
+          r"crazy\s+about|keen\s+on|fond\s+of))\s+" + _O),
+    # tools
+    _rule("use", r"\b(?P<who>our|my|the)\s+(?:tech\s+|technology\s+|current\s+)?stack\s+"
+          r"(?:is|includes|consists\s+of)\s+" + _O, subject="self"),
+    _rule("use", r"\b(?:is|are)\s+(?:built|written|developed|implemented|made)\s+(?:with|in|on|"
+          r"using)\s+" + _O),
+    _rule("use", r"\b(?:runs|run|is\s+running|are\s+running|is\s+hosted|are\s+hosted|"
+          r"is\s+deployed|are\s+deployed)\s+on\s+" + _O),
+    _rule("use", r"\b(?:is|are)\s+(?:based\s+on|powered\s+by)\s+" + _O),
+    _rule("use", r"\b(?:write|writes|writing)\s+(?:everything\s+|it\s+|all\s+|most\s+things\s+|"
+          r"code\s+|our\s+\w+\s+)?in\s+" + _O),
+    _rule("use", r"\b(?:write|writes|writing)\s+" + _O, lexicon_only=True),
+    _rule("use", r"\b(?:deploy|deploys|deploying|host|hosts|hosting)\s+(?:everything\s+|it\s+|"
+          r"(?:our|the|my)\s+[\w-]+\s+)?(?:on|to)\s+" + _O, lexicon_only=True),
+    _rule("use", r"\b(?:use|uses|using|used(?!\s+to\b)|utilize|utilise|rely\s+on|relies\s+on|"
+          r"relied\s+on|code\s+in|coding\s+in|"
+          r"write\s+in|writing\s+in|program\s+in|programming\s+in|develop\s+in|developing\s+in|"
+          r"build\s+with|building\s+with)\s+" + _O),
+    _rule("use", r"\b(?:run|runs|running|am\s+on|daily[- ]drive|work\s+with|working\s+with|drink|"
+          r"drinks|drinking)\s+" + _O, lexicon_only=True),
+]
+
+# --------------------------------------------------------------------------- applying
+
+_Q_START = re.compile(
+    r"^\s*(?:do|does|did|are|is|am|can|could|would|should|will|have|has|shall|may|was|were)\s+"
+    r"(?:you|i|we|they|he|she|it|your|there|anyone|someone)\b",
+    re.I,
+)
+_WH = re.compile(r"^\s*(?:what|which|who|whom|whose|how|why|where|when)\b", re.I)
+_WH_Q = re.compile(r"\b(?:do|does|did|are|is|can|would|should|will)\s+(?:you|i|we|they)\b", re.I)
+_TAG = re.compile(
+    r",\s*(?:what about you|how about you|and you|do you|right|you|yours|what do you think|"
+    r"have you|are you|do not you|or not|no|eh|ok|okay|how about yours)\s*\?+\s*$",
+    re.I,
+)
+_HYPOTHETICAL_START = re.compile(
+    r"^\s*(?:if|suppose|imagine|what if|assuming|unless|i wish)\b", re.I
+)
+_SUBJECT_NOISE = re.compile(
+    r"^(?:(?:so|and|but|well|ok|okay|yeah|also|then|again|unfortunately|apparently|btw|lol|"
+    r"today|yesterday|earlier|this\s+morning|i\s+(?:think|guess|found|learned|realized|noticed|"
+    r"discovered|figured)(?:\s+out)?(?:\s+that)?)\s*,?\s+)+",
+    re.I,
+)
+_NOT_A_SUBJECT = frozenset(
+    "i we you he she they it this that everything something nothing someone everyone people "
+    "me us one there which what".split()
+)
+_NOT_A_NAME = frozenset(
+    "not a the here back sorry ready fine good done so just in on going from also still now "
+    "really very called tired happy glad".split()
+)
+_NOT_A_PLACE_OR_ORG = frozenset("home remotely myself the moment free a while".split())
+
+
+def _question_free(text: str) -> str | None:
+    """``text`` without a trailing tag question ("…, what about you?"); None for a question."""
+    t = text.strip()
+    if _Q_START.match(t):
+        return None
+    if t.endswith("?"):
+        m = _TAG.search(t)
+        return t[: m.start()] if m and not _WH.match(t) else None
+    if _WH.match(t) and _WH_Q.search(t):
+        return None
+    return t
+
+
+def _thing(text: str | None) -> str | None:
+    """A lesson's subject: "The Docker build" -> "Docker build"; pronouns -> None."""
+    if not text:
+        return None
+    t = tidy(_SUBJECT_NOISE.sub("", text.strip()))
+    words = t.split()
+    if len(words) > 1 and words[0].lower() in ("this", "that", "these", "those"):
+        words = words[1:]  # "this build failed" is about the build
+        t = " ".join(words)
+    if not words or len(words) > 6 or {words[0].lower(), words[-1].lower()} & _NOT_A_SUBJECT:
+        return None
+    return "project" if t.lower() in _PROJECT_NOUNS else t
+
+
+def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
+    if kind in ("plan", "goal"):
+        vp, used = verb_phrase(raw.lstrip())
+        text = tidy(vp)
+        first = vp.split()[0].lower() if vp.split() else ""  # before "the" is tidied away
+        ok = valid(text, 12) and first not in PLAN_CHATTER and not text[:1].isupper()
+        return ([text] if ok else []), used + len(raw) - len(raw.lstrip())
+    if kind == "failed":
+        vp, used = verb_phrase(re.sub(r"^\s*of\s+", "", raw))
+        text = tidy(vp)
+        return ([text] if valid(text, 12) else []), len(raw)
+    if kind == "requires":
+        raw = re.sub(r"\s+or\s+(?:newer|later|above|higher|greater|more)\b", "", raw)
+        np, used = noun_phrase(raw.lstrip())
+        items = [tidy(p) for p in LIST_SPLIT.split(np)]
+        return [p for p in items if valid(p, 6)], used
+    if kind in ("lives", "stop_lives", "move", "works", "stop_works", "role", "stop_role"):
+        stripped = raw.lstrip()
+        if kind in ("lives", "move") and re.match(r"^an?\s", stripped, re.I):
+            return [], 0
+        np, used = noun_phrase(stripped)
+        text = tidy(np)
+        if text.lower() in _NOT_A_PLACE_OR_ORG or not valid(text, 6):
+            return [], 0
+        if rule.extra.get("check") == "role" and not is_role_en(text):
+            return [], 0
+        return [text], used + len(raw) - len(stripped)
+    return objects(raw, kind)
+
+
+def _kind_after_flags(kind: str, flags: set[str]) -> str | None:
+    if kind.startswith("stop_"):
+        return kind
+    if "stop" in flags:
+        return _STOP_OF.get(kind)
+    if "neg" in flags:
+        return "dislike" if kind == "like" else None
+    if "now" in flags and kind == "use":
+        return "now_use"
+    return kind
+
+
+def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hit], int]:
+    gd = m.groupdict()
+    obj_start = m.start("obj") if gd.get("obj") is not None else m.end()
+    verb = text[m.start() : obj_start]
+    post = text[obj_start:]
+    conf = rule.confidence
+    if rule.subject == "group":
+        subject = _thing(gd.get("subj"))
+        if subject is None:
+            return [], 0
+        flags: set[str] = set()
+    else:
+        if rule.subject == "self":
+            who = (gd.get("who") or "my").lower()
+            subject = "project" if who in ("our", "the") else "self"
+            between: list[str] = []
+            lead = _CLAUSE_BREAK.split(text[: m.start()])[-1].lower().split()
+            if any(w in _HYPOTHETICAL_LEAD for w in lead):
+                return [], 0
+        else:
+            found = _subject(text[: m.start()], verb)
+            if found is None:
+                return [], 0
+            subject, _, between, cap = found
+            conf = min(conf, cap)
+        flags = _flags(between, "" if rule.kind == "dislike" else verb, post)
+        first = verb.split()[0].lower() if verb.split() else ""
+        if first in _PARTICIPLES and not {"have", "has"} & set(between):
+            return [], 0  # "I lived in Paris": over, but not clearly a retraction either
+        if "modal" in flags or (rule.self_only and subject != "self"):
+            return [], 0
+    if "hedge" in flags:
+        conf = min(conf, 0.65)
+    kind = _kind_after_flags(rule.kind, flags)
+    if kind is None:
+        return [], 0
+    if gd.get("obj2") is not None:
+        a, _ = noun_phrase(gd["obj"])
+        b, used = noun_phrase(gd["obj2"].lstrip())
+        a, b = tidy(a), tidy(b)
+        if not (valid(a, 5) and valid(b, 5)):
+            return [], 0
+        verb_word = (gd.get("verb") or "").lower()
+        two = "move_from" if verb_word.startswith("mov") else "switch"
+        return [Hit(two, subject, a, b, conf, group=group)], m.start("obj2") + used
+    if kind == "name":
+        name = gd["obj"].strip()
+        if name.split()[0].lower() in _NOT_A_NAME:
+            return [], 0
+        out = [Hit("name", subject, name, confidence=conf)]
+        return out + _tail_hits("name", subject, text[m.end() :], conf), m.end()
+    items, used = _objects_for(rule, kind, gd["obj"])
+    if rule.lexicon_only:
+        items = [i for i in items if lookup(i) is not None]
+    if kind.startswith("stop_") and kind != "stop_works":
+        items = [i for i in items if not re.match(r"^[a-z]+ing\b", i) or lookup(i)]
+    if not items:
+        return [], 0
+    hint = gd.get("dom")
+    out = [Hit(kind, subject, i, confidence=conf, domain_hint=hint, group=group) for i in items]
+    end = obj_start + used
+    if kind in ("works", "role"):
+        out += _tail_hits(kind, subject, text[end:], conf)
+    return out, end
+
+
+def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
+    """The other half of "works at Google as a data scientist", "am a data scientist at
+    Google", "I am Priya, a data engineer at Spotify"."""
+    if kind == "name":
+        m = re.match(r"^\s*,\s*(?:an?|the)\s+(?P<obj>[^.;!?]+)", tail, re.I)
+        if not m:
+            return []
+        role, used = noun_phrase(m.group("obj"))
+        if not is_role_en(tidy(role)):
+            return []
+        hits = [Hit("role", subject, tidy(role), confidence=conf)]
+        return hits + _tail_hits("role", subject, m.group("obj")[used:], conf)
+    if kind == "works":
+        m = re.match(r"^(?:\s+(?:in|since|back\s+in|from)\s+[\w-]+)?\s*,?\s*as\s+"
+                     r"(?:an?\s+|the\s+)?(?P<obj>[^.;!?]+)", tail, re.I)
+        other = "role"
+    else:
+        m = re.match(r"^\s*(?:at|for|with)\s+(?P<obj>[A-Z0-9][^.;!?]*)", tail)
+        other = "works"
+    if not m:
+        return []
+    np, _ = noun_phrase(m.group("obj"))
+    text = tidy(np)
+    return [Hit(other, subject, text, confidence=conf)] if valid(text, 5) else []
+
+
+def hits(sentence: str) -> list[Hit]:
+    """Everything the English patterns find in one sentence."""
+    text = _question_free(_expand(sentence))
+    if text is None or _HYPOTHETICAL_START.match(text):
+        return []
+    spans, found_all = Spans(), []
+    for group, (rule, m) in enumerate(scan(RULES, text), start=1):
+        obj_start = m.start("obj") if m.groupdict().get("obj") is not None else m.end()
+        if not spans.free(m.start(), max(obj_start, m.start() + 1)):
+            continue
+        found, end = _apply(rule, m, text, group)
+        if found:
+            spans.take(m.start(), max(end, obj_start))
+            found_all.append((m.start(), max(end, obj_start), found))
+    return attach_when(text, found_all, bool(_HEDGE.search(text)))

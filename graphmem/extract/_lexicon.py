@@ -1,0 +1,320 @@
+"""Word lists for the rule extractor: known things by domain, role words, places.
+
+A *domain* names an exclusive preference / tool slot: "I like Vue" and later "I now prefer
+React" both land in ``preference:frontend_framework``, so the second supersedes the first.
+The lexicon is deliberately modest; anything outside it is still extracted, just without a
+domain (and so without exclusivity).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphmem.model import normalize
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A known thing: its canonical spelling, domain and the other names it goes by."""
+
+    canonical: str
+    domain: str
+    aliases: tuple[str, ...] = ()
+
+
+# canonical -> aliases, per domain. Aliases are matched after ``normalize`` and also with
+# spaces removed, so "vue.js" / "VueJS" / "vue js" all hit "Vue".
+_DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
+    "frontend_framework": {
+        "React": ("React.js", "ReactJS", "React 18", "React 19"),
+        "Vue": ("Vue.js", "VueJS", "Vue 3", "Vue3", "Vue 2", "Vue2"),
+        "Angular": ("AngularJS", "Angular.js"),
+        "Svelte": (),
+        "SolidJS": ("Solid.js", "Solid"),
+        "Preact": (),
+        "jQuery": (),
+    },
+    "meta_framework": {
+        "Next.js": ("NextJS", "Next"),
+        "Nuxt": ("Nuxt.js", "Nuxt 3", "Nuxt 4"),
+        "Remix": (),
+        "SvelteKit": (),
+        "Astro": (),
+    },
+    "backend_framework": {
+        "Django": (),
+        "Flask": (),
+        "FastAPI": (),
+        "Express": ("Express.js", "ExpressJS"),
+        "Ruby on Rails": ("Rails",),
+        "Spring Boot": (),
+        "Laravel": (),
+        "NestJS": ("Nest.js",),
+    },
+    "programming_language": {
+        "Python": ("py", "python3", "Python 3"),
+        "TypeScript": ("TS",),
+        "JavaScript": ("JS", "ECMAScript"),
+        "Rust": ("rustlang",),
+        "Go": ("Golang",),
+        "Java": (),
+        "Kotlin": (),
+        "Swift": (),
+        "C++": ("cpp",),
+        "C#": ("csharp",),
+        "Ruby": (),
+        "PHP": (),
+        "Scala": (),
+        "Elixir": (),
+        "Haskell": (),
+        "Zig": (),
+        "Lua": (),
+        "Dart": (),
+        "Clojure": (),
+        "OCaml": (),
+    },
+    "runtime": {
+        "Node.js": ("Node", "NodeJS"),
+        "Deno": (),
+        "Bun": (),
+    },
+    "editor": {
+        "Vim": ("vi",),
+        "Neovim": ("nvim",),
+        "VS Code": ("VSCode", "Visual Studio Code"),
+        "Emacs": (),
+        "Sublime Text": ("Sublime",),
+        "IntelliJ IDEA": ("IntelliJ",),
+        "PyCharm": (),
+        "WebStorm": (),
+        "Cursor": (),
+        "Zed": (),
+        "Helix": (),
+        "Nano": (),
+        "Xcode": (),
+    },
+    "database": {
+        "PostgreSQL": ("Postgres", "PG", "psql"),
+        "MySQL": (),
+        "MongoDB": ("Mongo",),
+        "SQLite": ("SQLite3",),
+        "Redis": (),
+        "MariaDB": (),
+        "Neo4j": (),
+        "DynamoDB": (),
+        "ClickHouse": (),
+        "Elasticsearch": (),
+    },
+    "os": {
+        "macOS": ("Mac", "MacOS", "OS X", "OSX", "Mac OS"),
+        "Windows": ("Windows 10", "Windows 11", "Win11"),
+        "Linux": (),
+        "Ubuntu": (),
+        "Arch Linux": ("Arch",),
+        "Fedora": (),
+        "Debian": (),
+        "NixOS": (),
+    },
+    "cloud": {
+        "AWS": ("Amazon Web Services",),
+        "Google Cloud": ("GCP", "Google Cloud Platform", "谷歌云"),
+        "Azure": ("Microsoft Azure",),
+        "Alibaba Cloud": ("阿里云", "Aliyun"),
+        "Tencent Cloud": ("腾讯云",),
+        "Huawei Cloud": ("华为云",),
+        "DigitalOcean": (),
+        "Vercel": (),
+        "Netlify": (),
+        "Cloudflare": (),
+        "Heroku": (),
+    },
+    "package_manager": {
+        "npm": (),
+        "pnpm": (),
+        "Yarn": (),
+        "pip": (),
+        "Poetry": (),
+        "uv": (),
+        "Conda": ("Anaconda", "Miniconda"),
+        "Homebrew": ("brew",),
+    },
+    "browser": {
+        "Chrome": ("Google Chrome", "谷歌浏览器"),
+        "Firefox": (),
+        "Safari": (),
+        "Edge": ("Microsoft Edge",),
+        "Arc": (),
+        "Brave": (),
+    },
+    "shell": {"Bash": (), "Zsh": (), "fish shell": ()},
+    "css_framework": {
+        "Tailwind CSS": ("Tailwind", "TailwindCSS"),
+        "Bootstrap": (),
+    },
+    "orm": {
+        "Drizzle ORM": ("Drizzle",),
+        "Prisma": (),
+        "SQLAlchemy": (),
+        "TypeORM": (),
+    },
+    "container": {"Docker": (), "Podman": ()},
+    "orchestration": {"Kubernetes": ("K8s",), "Nomad": ()},
+    "note_app": {
+        "Obsidian": (),
+        "Notion": (),
+        "Evernote": ("印象笔记",),
+        "Logseq": (),
+    },
+    "programming_paradigm": {
+        "functional programming": ("FP", "函数式编程", "函数式"),
+        "object-oriented programming": ("OOP", "面向对象", "面向对象编程"),
+    },
+    "indentation": {"tabs": ("tab", "制表符"), "spaces": ("空格",)},
+    "color_theme": {
+        "dark mode": ("dark theme", "深色模式", "暗色模式", "暗黑模式", "夜间模式", "深色主题"),
+        "light mode": ("light theme", "浅色模式", "亮色模式", "浅色主题"),
+    },
+    "drink": {
+        "coffee": ("咖啡",),
+        "tea": ("茶",),
+        "green tea": ("绿茶",),
+        "black tea": ("红茶",),
+        "milk tea": ("奶茶",),
+        "matcha": ("抹茶",),
+        "latte": ("拿铁",),
+    },
+}
+
+# Domains that are tastes rather than tools: "I use dark mode" is a preference, and a
+# ``uses`` slot for coffee would be odd.
+NON_TOOL_DOMAINS = frozenset({"drink", "color_theme", "indentation", "programming_paradigm"})
+
+# Words naming a domain, for "my favourite editor is Helix" with Helix unknown.
+DOMAIN_WORDS: dict[str, str] = {
+    "editor": "editor", "ide": "editor", "编辑器": "editor",
+    "language": "programming_language", "programming language": "programming_language",
+    "编程语言": "programming_language", "语言": "programming_language",
+    "framework": "frontend_framework", "frontend framework": "frontend_framework",
+    "前端框架": "frontend_framework", "框架": "frontend_framework",
+    "database": "database", "db": "database", "数据库": "database",
+    "os": "os", "operating system": "os", "操作系统": "os", "系统": "os",
+    "browser": "browser", "浏览器": "browser",
+    "shell": "shell", "cloud": "cloud", "云": "cloud",
+    "drink": "drink", "饮料": "drink",
+}
+
+# Trailing nouns dropped before a lookup: "the React framework", "Windows 系统".
+_GENERIC_TAIL = re.compile(
+    r"\s*(?:framework|library|language|editor|ide|database|db|os|browser|"
+    r"框架|语言|编辑器|数据库|系统|浏览器)$",
+    re.IGNORECASE,
+)
+_VERSION_TAIL = re.compile(r"^(?P<base>.*?\S)\s*(?P<ver>v?\d+(?:\.\d+)*)$")
+
+
+def _keys(name: str) -> set[str]:
+    norm = normalize(name)
+    keys = {name.strip().casefold(), norm, norm.replace(" ", "")}
+    # normalize("C++") is "c": never let a symbol-bearing name claim its stripped form.
+    if any(ch in name for ch in "+#"):
+        keys = {name.strip().casefold(), name.strip().casefold().replace(" ", "")}
+    return {k for k in keys if k}
+
+
+def _build() -> dict[str, Term]:
+    table: dict[str, Term] = {}
+    for domain, terms in _DOMAINS.items():
+        for canonical, aliases in terms.items():
+            term = Term(canonical, domain, aliases)
+            for name in (canonical, *aliases):
+                for key in _keys(name):
+                    table.setdefault(key, term)
+    return table
+
+
+_TABLE = _build()
+
+
+def lookup(text: str) -> Term | None:
+    """The known term ``text`` names, trying a trailing generic noun and version off."""
+    text = text.strip()
+    if not text:
+        return None
+    for candidate in (text, _GENERIC_TAIL.sub("", text)):
+        for key in _keys(candidate):
+            if key in _TABLE:
+                return _TABLE[key]
+    return None
+
+
+def canonicalize(text: str) -> tuple[str, Term | None]:
+    """``(display name, term)``: the lexicon's spelling when known ("ts" -> "TypeScript").
+
+    A version suffix is kept on the canonical base ("python 3.12" -> "Python 3.12") so the
+    domain is still known while the version is not lost.
+    """
+    term = lookup(text)
+    if term is not None:
+        return term.canonical, term
+    m = _VERSION_TAIL.match(text.strip())
+    if m:
+        base = lookup(m.group("base"))
+        if base is not None:
+            return f"{base.canonical} {m.group('ver')}", base
+    return text.strip(), None
+
+
+def domain_of_word(word: str) -> str | None:
+    """The domain a category word names ("editor", "编程语言"), if any."""
+    return DOMAIN_WORDS.get(normalize(word)) or DOMAIN_WORDS.get(word.strip())
+
+
+# --------------------------------------------------------------------------- roles
+
+ROLE_WORDS_EN = frozenset(
+    """engineer developer dev programmer coder designer teacher student manager doctor nurse
+    scientist researcher writer artist lawyer consultant founder cofounder co-founder cto ceo
+    cfo coo pm analyst architect freelancer intern professor lecturer accountant chef
+    photographer journalist editor marketer musician entrepreneur tester sre devops admin
+    administrator recruiter therapist pharmacist dentist pilot mechanic electrician librarian
+    translator tutor coach lead director vp officer specialist technician postdoc phd
+    candidate undergrad undergraduate maintainer contractor economist physicist chemist
+    biologist mathematician statistician counselor counsellor worker cashier baker farmer
+    soldier firefighter paramedic veterinarian vet barista waiter waitress clerk assistant
+    secretary receptionist driver homemaker retiree nanny caregiver plumber carpenter
+    psychologist psychiatrist surgeon physician dietitian nutritionist""".split()
+)
+
+ROLE_SUFFIX_ZH = re.compile(
+    r"(?:工程师|程序员|开发者|开发|设计师|老师|教师|教授|讲师|学生|研究生|博士生|本科生|医生|"
+    r"护士|经理|总监|主管|研究员|作家|律师|架构师|分析师|创始人|实习生|会计|厨师|摄影师|记者|"
+    r"编辑|顾问|科学家|翻译|销售|运营|测试|博主|主播|CTO|CEO|PM|负责人|合伙人|主编|数据科学家)$"
+)
+
+
+def is_role_en(phrase: str) -> bool:
+    """Whether an English noun phrase ends in a role word ("senior backend engineer")."""
+    words = normalize(phrase).split()
+    return bool(words) and len(words) <= 5 and words[-1] in ROLE_WORDS_EN
+
+
+def is_role_zh(phrase: str) -> bool:
+    """Whether a Chinese phrase ends in a role word ("前端工程师")."""
+    return len(phrase) <= 14 and bool(ROLE_SUFFIX_ZH.search(phrase))
+
+
+# --------------------------------------------------------------------------- places
+
+# Only used to tell a workplace from a city in 我在X工作 and to type entities; not a gazetteer.
+PLACES = frozenset(
+    """北京 上海 深圳 广州 杭州 成都 南京 武汉 西安 重庆 天津 苏州 厦门 香港 台北 澳门 东京 大阪
+    纽约 伦敦 巴黎 柏林 新加坡 硅谷 旧金山 西雅图 美国 中国 日本 英国 德国 法国 加拿大 澳洲
+    澳大利亚 韩国 首尔 国内 国外 海外 家 家里 老家 本地 远程 这里 那里 这儿 那儿 外地
+    北美 欧洲""".split()
+)
+
+
+def is_place_zh(text: str) -> bool:
+    """A known place, or something shaped like one (ends in 市/省/区/县)."""
+    return text in PLACES or bool(re.fullmatch(r"[\u4e00-\u9fff]{1,6}[市省区县州]", text))

@@ -1,0 +1,146 @@
+"""Shared pieces of the rule extractor: the ``Hit`` a pattern yields, the ``Rule`` record, and
+sentence splitting.
+
+A hit is still language-level ("self likes vue"); ``rules.py`` turns it into relations with
+the lexicon (predicate, category, exclusivity) and the message context (subject name, time).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+# Kinds a pattern can report. The ``stop_*`` kinds end something; ``switch`` / ``move_from``
+# / ``works_switch`` carry two objects (from ``obj`` to ``obj2``).
+KINDS = frozenset(
+    {
+        "like", "dislike", "stop_like", "use", "now_use", "stop_use", "switch",
+        "name", "lives", "stop_lives", "move", "move_from", "works", "stop_works",
+        "works_switch", "role", "stop_role", "plan", "goal", "learning", "stop_learning",
+        "failed", "requires",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One statement a pattern found in a sentence.
+
+    ``subject`` is ``"self"`` (the speaker), ``"project"``, or a literal subject (lessons).
+    ``group`` ties the items of one list together ("I use Python, Go and Rust") so the
+    engine can tell several simultaneous choices from a single one. ``when_text`` is the part
+    of the sentence a stated time would belong to (see ``attach_when``).
+    """
+
+    kind: str
+    subject: str
+    obj: str
+    obj2: str = ""
+    confidence: float = 0.9
+    domain_hint: str | None = None
+    group: int = 0
+    when_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A pattern and how to read it.
+
+    ``subject``: ``"prefix"`` reads the words before the match (and must find a first-person
+    or project subject there), ``"self"`` means the pattern itself is first-person ("my name
+    is"), ``"group"`` takes the subject from the ``subj`` group (lessons).
+    """
+
+    kind: str
+    regex: re.Pattern[str]
+    subject: str = "prefix"
+    self_only: bool = False
+    confidence: float = 0.9
+    lexicon_only: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class Spans:
+    """Character spans already claimed by an earlier (more specific) rule in a sentence."""
+
+    def __init__(self) -> None:
+        self._spans: list[tuple[int, int]] = []
+
+    def free(self, start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in self._spans)
+
+    def take(self, start: int, end: int) -> None:
+        self._spans.append((start, end))
+
+
+def scan(rules: list[Rule], text: str) -> Iterator[tuple[Rule, re.Match[str]]]:
+    """Every match of every rule, in rule order, including matches that start inside an
+    earlier one: objects are matched greedily to the clause end and cut afterwards, so
+    ``finditer`` would hide the second verb of "I used to love X but now I prefer Y".
+    """
+    for rule in rules:
+        pos = 0
+        while (m := rule.regex.search(text, pos)) is not None:
+            yield rule, m
+            pos = m.start() + 1
+
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Sentence ends: English .!? followed by space or end (so "Node.js" and "3.12" stay whole),
+# Chinese 。！？；and newlines always. The punctuation stays with its sentence: question
+# detection needs it.
+_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；;])|\n+|(?<=[!?])(?=[\u3400-\u9fff])")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` contains Chinese characters (then the Chinese patterns apply)."""
+    return bool(_CJK.search(text))
+
+
+MAX_SENTENCE = 400
+
+
+def _chunks(sentence: str) -> list[str]:
+    # Matching is roughly quadratic in sentence length; a run-on "sentence" (a pasted log,
+    # text without punctuation) is cut at a comma or space so the cost stays linear overall.
+    out = []
+    while len(sentence) > MAX_SENTENCE:
+        window = sentence[:MAX_SENTENCE]
+        cut = max(window.rfind(","), window.rfind("，"), window.rfind(" "))
+        cut = cut + 1 if cut > MAX_SENTENCE // 2 else MAX_SENTENCE
+        out.append(sentence[:cut])
+        sentence = sentence[cut:]
+    return [*out, sentence]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a message, stripped, empty ones dropped; run-ons cut into pieces."""
+    return [c.strip() for s in _SPLIT.split(text) if s for c in _chunks(s) if c.strip()]
+
+
+def clean_edges(text: str) -> str:
+    """Trim whitespace, quotes and trailing punctuation off an extracted phrase."""
+    text = text.strip().strip("\"'“”‘’「」『』《》()（）[]").strip()
+    return text.rstrip(".,!?;:。，！？；：、~～").strip()
+
+
+_CLAUSE_END = re.compile(r"[,;，；]")
+
+
+def attach_when(text: str, found: list[tuple[int, int, list[Hit]]], hedged: bool) -> list[Hit]:
+    """Give each hit the stretch of ``text`` its time phrase would sit in, cap hedged ones.
+
+    That is from the end of the previous statement to the end of the hit's own clause: in
+    "Since 2019, I have lived in Berlin" the leading phrase belongs to the statement, while in
+    "我叫李明，今年三十岁" 今年 does not belong to the name.
+    """
+    out: list[Hit] = []
+    for start, end, hits in found:
+        prev = max((e for s, e, _ in found if e <= start), default=0)
+        m = _CLAUSE_END.search(text, end)
+        segment = text[prev : m.start() if m else len(text)]
+        for h in hits:
+            conf = min(h.confidence, 0.65) if hedged else h.confidence
+            out.append(replace(h, when_text=segment, confidence=conf))
+    return out

@@ -1,0 +1,222 @@
+"""The offline rule extraction engine: deterministic, English and Chinese, stdlib only.
+
+``RuleExtractor().extract(messages)`` splits each message into sentences, runs the English or
+Chinese patterns (``_english`` / ``_chinese``; a sentence with any Chinese character is read
+as Chinese), and turns what they find into relations with these conventions, which the
+service's conflict rules rely on:
+
+* subject: the message's ``speaker``, else ``"user"`` for ``role == "user"`` (first-person
+  statements of an unnamed assistant are dropped); "we / our project / 我们 / 项目" ->
+  ``"project"``; lessons keep the thing they talk about ("Docker build").
+* predicates: ``prefers likes dislikes uses name_is lives_in works_at has_role plans_to
+  learning goal failed_because requires``.
+* a preference or tool whose object is in the lexicon gets a domain: "I like Vue" ->
+  ``prefers`` / ``preference:frontend_framework`` / exclusive, so a later "I now prefer
+  React" lands in the same slot. Outside the lexicon: ``likes`` / ``"preference"`` /
+  non-exclusive. Tools: ``uses`` / ``tool:<domain>`` (exclusive) or ``"tool"``.
+  Several objects of one domain in one list ("I like Python and Rust") are all true at once,
+  so they are emitted non-exclusive rather than as a dispute.
+* changes: "switched from X to Y", "now use Y", 改用Y are choices: for a known tool they emit
+  both ``prefers`` and ``uses`` for Y (each slot then supersedes its old value), and "from
+  X" / "no longer use X" / 不再用X emit ``stop=True`` for both on X. "no longer like X"
+  stops only the preference. Tastes (drinks, dark mode, tabs) never get a ``uses``.
+* identity: ``name_is`` / ``lives_in`` (category ``identity``), ``works_at`` / ``has_role``
+  (``work``), all exclusive. Plans: ``plans_to`` (``plan``), ``goal`` (``goal``),
+  ``learning`` (``learning``); lessons: ``failed_because`` / ``requires`` (``lesson``).
+* confidence: 0.9 stated plainly; 0.8 when a Chinese subject is left out; 0.6-0.7 hedged
+  ("I think", "maybe", 可能, 觉得) or tentative ("hope to", "thinking about"). Questions,
+  conditionals ("if I used…", 如果…) and modals ("I would use") produce nothing.
+* ``valid_from``: the time the sentence states (see ``_dates``), else None so the service
+  uses ``occurred_at``; always None for plans and goals (their dates are in the future).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+
+from graphmem.extract import Message, _chinese, _english
+from graphmem.extract._dates import resolve_time
+from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
+from graphmem.extract._text import Hit, has_cjk, split_sentences
+from graphmem.model import ExtractedEntity, ExtractedRelation, Extraction, normalize
+
+_PHRASE = {
+    "prefers": "prefers", "likes": "likes", "dislikes": "dislikes", "uses": "uses",
+    "name_is": "is named", "lives_in": "lives in", "works_at": "works at",
+    "has_role": "works as", "plans_to": "plans to", "learning": "is learning",
+    "goal": "has the goal to", "failed_because": "failed because", "requires": "requires",
+}
+_OBJECT_TYPE = {
+    "name_is": "person", "lives_in": "place", "works_at": "organization", "has_role": "role",
+    "plans_to": "goal", "goal": "goal", "learning": "topic",
+}
+_UNDATED = frozenset({"plans_to", "goal"})
+
+
+class _Emitter:
+    """Turns the hits of one sentence into relations and entities."""
+
+    def __init__(self, speaker: str | None, index: int) -> None:
+        self.speaker = speaker
+        self.when: datetime | None = None
+        self.index = index
+        self.relations: list[ExtractedRelation] = []
+        self.entities: list[ExtractedEntity] = []
+
+    # ---------------------------------------------------------------- helpers
+
+    def _subject(self, hit: Hit) -> tuple[str, str, Term | None] | None:
+        if hit.subject == "self":
+            return (self.speaker, "person", None) if self.speaker else None
+        if hit.subject == "project":
+            return "project", "project", None
+        name, term = canonicalize(hit.subject)
+        return name, (term.domain if term else "thing"), term
+
+    def _add(self, hit: Hit, subj: tuple[str, str, Term | None], predicate: str, obj: str,
+             category: str, exclusive: bool, stop: bool = False) -> None:
+        name, term = canonicalize(obj)
+        if not name:
+            return
+        phrase = _PHRASE[predicate]
+        statement = f"{subj[0]} {'no longer ' + phrase if stop else phrase} {name}"
+        if stop and predicate == "learning":
+            statement = f"{subj[0]} is no longer learning {name}"
+        self.relations.append(
+            ExtractedRelation(
+                subject=subj[0], predicate=predicate, object=name, category=category,
+                exclusive=exclusive, confidence=round(hit.confidence, 2),
+                valid_from=None if predicate in _UNDATED else self.when,
+                stop=stop, statement=statement, message_index=self.index,
+            )
+        )
+        self._entity(subj[0], subj[1], subj[2])
+        otype = term.domain if term else _OBJECT_TYPE.get(predicate, "thing")
+        self._entity(name, otype, term)
+
+    def _entity(self, name: str, etype: str, term: Term | None) -> None:
+        aliases = list(term.aliases) if term is not None and term.canonical == name else []
+        self.entities.append(
+            ExtractedEntity(name=name, type=etype, aliases=aliases, message_index=self.index)
+        )
+
+    @staticmethod
+    def _domain(obj: str, hint: str | None = None) -> str | None:
+        _, term = canonicalize(obj)
+        if term is not None:
+            return term.domain
+        return domain_of_word(hint) if hint else None
+
+    # ---------------------------------------------------------------- families
+
+    def preference(self, hit: Hit, subj: tuple[str, str, Term | None], obj: str, *,
+                   stop: bool = False, shared: bool = False, negative: bool = False) -> None:
+        if negative:
+            self._add(hit, subj, "dislikes", obj, "preference", False)
+            return
+        domain = self._domain(obj, hit.domain_hint)
+        if domain:
+            self._add(hit, subj, "prefers", obj, f"preference:{domain}", not shared, stop)
+        else:
+            self._add(hit, subj, "likes", obj, "preference", False, stop)
+
+    def tool(self, hit: Hit, subj: tuple[str, str, Term | None], obj: str, *,
+             choice: bool = False, stop: bool = False, shared: bool = False) -> None:
+        """``uses``; a *choice* ("now use", "switched to") also sets the preference."""
+        domain = self._domain(obj)
+        if domain is None:
+            self._add(hit, subj, "uses", obj, "tool", False, stop)
+            return
+        if domain in NON_TOOL_DOMAINS or choice or stop:
+            self._add(hit, subj, "prefers", obj, f"preference:{domain}", not shared, stop)
+        if domain not in NON_TOOL_DOMAINS:
+            self._add(hit, subj, "uses", obj, f"tool:{domain}", not shared, stop)
+
+    def emit(self, hit: Hit, shared: bool) -> None:
+        subj = self._subject(hit)
+        if subj is None:
+            return
+        k, o = hit.kind, hit.obj
+        person = hit.subject == "self"
+        if k in ("like", "dislike", "stop_like"):
+            self.preference(hit, subj, o, stop=k == "stop_like", shared=shared,
+                            negative=k == "dislike")
+        elif k in ("use", "now_use", "stop_use"):
+            self.tool(hit, subj, o, choice=k == "now_use", stop=k == "stop_use", shared=shared)
+        elif k == "switch" or (k == "move_from" and (self._domain(o) or self._domain(hit.obj2))):
+            self.tool(hit, subj, o, stop=True)
+            self.tool(hit, subj, hit.obj2, choice=True)
+        elif k == "move" and (self._domain(o) or not person):
+            self.tool(hit, subj, o, choice=True)  # a project "moves to" a tool, not a city
+        elif k in ("move", "lives", "stop_lives") and person:
+            self._add(hit, subj, "lives_in", o, "identity", True, k == "stop_lives")
+        elif k == "move_from" and person:
+            self._add(hit, subj, "lives_in", o, "identity", True, True)
+            self._add(hit, subj, "lives_in", hit.obj2, "identity", True)
+        elif k == "works_switch" and person:
+            self._add(hit, subj, "works_at", o, "work", True, True)
+            self._add(hit, subj, "works_at", hit.obj2, "work", True)
+        elif k in ("works", "stop_works") and person:
+            self._add(hit, subj, "works_at", o, "work", True, k == "stop_works")
+        elif k in ("role", "stop_role") and person:
+            self._add(hit, subj, "has_role", o, "work", True, k == "stop_role")
+        elif k == "name" and person:
+            self._add(hit, subj, "name_is", o, "identity", True)
+        elif k == "plan":
+            self._add(hit, subj, "plans_to", o, "plan", False)
+        elif k == "goal":
+            self._add(hit, subj, "goal", o, "goal", False)
+        elif k in ("learning", "stop_learning"):
+            self._add(hit, subj, "learning", o, "learning", False, k == "stop_learning")
+        elif k == "failed":
+            self._add(hit, subj, "failed_because", o, "lesson", False)
+        elif k == "requires":
+            self._add(hit, subj, "requires", o, "lesson", False)
+
+
+def _shared_groups(hits: list[Hit]) -> set[tuple[int, str]]:
+    """(group, domain) pairs named more than once in one list: simultaneous, not exclusive."""
+    counts: Counter[tuple[int, str]] = Counter()
+    for h in hits:
+        if h.kind in ("like", "use", "now_use"):
+            domain = _Emitter._domain(h.obj, h.domain_hint)
+            if domain:
+                counts[(h.group, domain)] += 1
+    return {key for key, n in counts.items() if n > 1}
+
+
+class RuleExtractor:
+    """Regex-and-lexicon extraction; no network, no model, same input -> same output."""
+
+    name = "rules"
+
+    def extract(self, messages: list[Message]) -> Extraction:
+        """Entities and relations of ``messages``; ``message_index`` points into the list."""
+        relations: list[ExtractedRelation] = []
+        entities: dict[str, ExtractedEntity] = {}
+        for index, message in enumerate(messages):
+            speaker = message.speaker or ("user" if message.role == "user" else None)
+            seen: dict[tuple[str, str, str, bool], int] = {}
+            for sentence in split_sentences(message.content or ""):
+                found = (_chinese.hits if has_cjk(sentence) else _english.hits)(sentence)
+                if not found:
+                    continue
+                emitter = _Emitter(speaker, index)
+                shared = _shared_groups(found)
+                for hit in found:
+                    domain = _Emitter._domain(hit.obj, hit.domain_hint)
+                    emitter.when = resolve_time(hit.when_text or sentence, message.occurred_at)
+                    emitter.emit(hit, (hit.group, domain or "") in shared)
+                for rel in emitter.relations:
+                    key = (normalize(rel.subject), rel.predicate, normalize(rel.object), rel.stop)
+                    if key in seen:  # the same statement twice in one message: keep the surer
+                        j = seen[key]
+                        if rel.confidence > relations[j].confidence:
+                            relations[j] = rel
+                        continue
+                    seen[key] = len(relations)
+                    relations.append(rel)
+                for ent in emitter.entities:
+                    entities.setdefault(normalize(ent.name), ent)
+        return Extraction(entities=list(entities.values()), relations=relations, engine="rules")

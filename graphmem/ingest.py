@@ -1,0 +1,112 @@
+"""Episode intake: validate, normalise timestamps and roles, guard secrets, derive the id.
+
+Nothing here writes; ``MemoryService.add_episodes`` turns prepared episodes into one plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from graphmem.errors import InvalidInputError
+from graphmem.extract import Message
+from graphmem.guard import apply_guard
+from graphmem.inputs import EpisodeIn, MessageIn, check_id, check_text
+from graphmem.model import aware, make_id, normalize, to_ms
+from graphmem.settings import Settings
+from graphmem.timeparse import parse_timestamp
+
+MAX_MESSAGES = 200
+KINDS = ("message", "conversation", "event", "document")
+
+# Roles as agent frameworks spell them, mapped onto a small set.
+_ROLES = {"human": "user", "user": "user", "customer": "user", "assistant": "assistant",
+          "ai": "assistant", "bot": "assistant", "model": "assistant", "agent": "assistant",
+          "system": "system", "tool": "tool", "function": "tool"}
+
+
+@dataclass(slots=True)
+class PreparedEpisode:
+    id: str
+    user_id: str
+    session_id: str
+    occurred_at: datetime
+    content: str
+    kind: str
+    role: str | None
+    speaker: str | None
+    source: str | None
+    source_ref: str | None
+    messages: list[Message]
+    redacted: list[str] = field(default_factory=list)
+
+
+def normalize_role(role: str | None) -> str:
+    if not role:
+        return "user"
+    key = role.strip().casefold()
+    return _ROLES.get(key, key[:40])
+
+
+def prepare(data: EpisodeIn, settings: Settings, prefix: str = "") -> PreparedEpisode:
+    """Validate and normalise one episode input; errors name the field (with ``prefix``)."""
+    try:
+        return _prepare(data, settings)
+    except InvalidInputError as e:
+        raise InvalidInputError(prefix + e.field, e.message) from None
+
+
+def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
+    user_id = check_id(data.user_id, "userId") or ""
+    session_id = check_id(data.session_id, "sessionId", required=False) or "default"
+    source = check_text(data.source, "source", 200, required=False)
+    source_ref = check_id(data.source_ref, "sourceRef", required=False)
+    if data.occurred_at is None:
+        raise InvalidInputError("occurredAt", "is required")
+    if isinstance(data.occurred_at, datetime):
+        occurred_at = aware(data.occurred_at)
+    else:
+        occurred_at = parse_timestamp(data.occurred_at, field="occurredAt")
+    if (data.content is None) == (not data.messages):
+        raise InvalidInputError("content", "give either content or messages (exactly one)")
+    redacted: list[str] = []
+    messages: list[Message] = []
+    if data.messages:
+        if len(data.messages) > MAX_MESSAGES:
+            raise InvalidInputError("messages", f"at most {MAX_MESSAGES} messages per episode")
+        for i, m in enumerate(data.messages):
+            messages.append(_message(m, i, s, occurred_at, redacted))
+        kind = data.kind or ("message" if len(messages) == 1 else "conversation")
+    else:
+        text = check_text(data.content, "content", s.max_content_chars) or ""
+        guarded = apply_guard(text, s.secret_mode, field="content")
+        redacted.extend(f.kind for f in guarded.findings)
+        speaker = check_text(data.speaker, "speaker", s.max_name_chars, required=False)
+        messages.append(Message(guarded.text, normalize_role(data.role), speaker, occurred_at))
+        kind = data.kind or "message"
+    if kind not in KINDS:
+        raise InvalidInputError("kind", f"must be one of {', '.join(KINDS)}")
+    if len(messages) == 1:
+        content = messages[0].content
+        role, speaker = messages[0].role, messages[0].speaker
+    else:
+        content = "\n".join(f"{m.speaker or m.role}: {m.content}" for m in messages)
+        role, speaker = None, None
+    if len(content) > s.max_content_chars:
+        raise InvalidInputError("messages", f"together at most {s.max_content_chars} characters")
+    episode_id = make_id("epi", user_id, session_id, to_ms(occurred_at),
+                         source_ref or "", normalize(content) or content)
+    return PreparedEpisode(id=episode_id, user_id=user_id, session_id=session_id,
+                           occurred_at=occurred_at, content=content, kind=kind, role=role,
+                           speaker=speaker, source=source, source_ref=source_ref,
+                           messages=messages, redacted=redacted)
+
+
+def _message(m: MessageIn, i: int, s: Settings, occurred_at: datetime,
+             redacted: list[str]) -> Message:
+    field_name = f"messages[{i}]"
+    text = check_text(m.content, f"{field_name}.content", s.max_content_chars) or ""
+    name = check_text(m.name, f"{field_name}.name", s.max_name_chars, required=False)
+    guarded = apply_guard(text, s.secret_mode, field=f"{field_name}.content")
+    redacted.extend(f.kind for f in guarded.findings)
+    return Message(guarded.text, normalize_role(m.role), name, occurred_at)

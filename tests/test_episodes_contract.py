@@ -1,0 +1,166 @@
+"""Contract suite for episodes and recall: the same behaviour on every store backend."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.inputs import EpisodeIn, MessageIn, RecallIn
+from graphmem.model import MemoryKind, MemoryStatus
+from graphmem.service import MemoryService
+
+
+def ep(user: str, text: str, when: str, ref: str | None = None, **kw: object) -> EpisodeIn:
+    return EpisodeIn(user_id=user, occurred_at=when, content=text, source_ref=ref,
+                     **kw)  # type: ignore[arg-type]
+
+
+def test_episode_is_stored_with_provenance_and_resend_is_a_noop(service: MemoryService,
+                                                                user: str) -> None:
+    first = service.add_episode(ep(user, "I love hiking in the Alps.", "2024-03-01T10:00:00Z",
+                                   "m1", speaker="Ana"))
+    assert not first.duplicate
+    assert first.episode.source_ref == "m1"
+    assert first.episode.occurred_at == datetime(2024, 3, 1, 10, tzinfo=UTC)
+    again = service.add_episode(ep(user, "I love hiking in the Alps.", "2024-03-01T10:00:00Z",
+                                   "m1", speaker="Ana"))
+    assert again.duplicate and again.episode.id == first.episode.id
+    assert service.stats(user).episodes == 1
+
+
+def test_conversational_timestamps_are_normalised(service: MemoryService, user: str) -> None:
+    a = service.add_episode(ep(user, "hello there", "1:56 pm on 8 May, 2023"))
+    b = service.add_episode(ep(user, "good night", "2023/05/20 (Sat) 00:44"))
+    assert a.episode.occurred_at == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert b.episode.occurred_at == datetime(2023, 5, 20, 0, 44, tzinfo=UTC)
+
+
+def test_preference_change_supersedes_through_extraction(service: MemoryService,
+                                                         user: str) -> None:
+    service.add_episode(EpisodeIn(user_id=user, occurred_at="2023-01-10T09:00:00Z",
+                                  messages=[MessageIn("user", "I like Vue for frontend work.")]))
+    res = service.add_episode(EpisodeIn(
+        user_id=user, occurred_at="2024-06-01T09:00:00Z", source_ref="m2",
+        messages=[MessageIn("user", "I now prefer React.")]))
+    assert [r.object for r in res.relations] == ["React"]
+    assert res.engine == "rules"
+    current = service.relations(user, predicate="prefers")
+    assert [r.object for r in current] == ["React"]
+    last_year = service.relations(user, predicate="prefers",
+                                  as_of=datetime(2023, 6, 1, tzinfo=UTC))
+    assert [r.object for r in last_year] == ["Vue"]
+    chain = service.history(user, current[0].id)
+    assert [r.object for r in chain] == ["Vue", "React"]
+    assert chain[0].status is MemoryStatus.SUPERSEDED
+
+
+def test_secrets_are_redacted_before_storage(service: MemoryService, user: str) -> None:
+    key = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    res = service.add_episode(ep(user, f"my key is {key} keep it safe", "2024-01-01"))
+    assert key not in res.episode.content
+    assert res.redacted
+    stored = service.store.nodes("Episode", user, [res.episode.id])[0]
+    assert key not in stored["content"]
+
+
+def test_reject_mode_writes_nothing(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.embed import HashingEmbedder
+
+    from .conftest import DIM, make_settings
+
+    svc = MemoryService(make_settings(secret_mode="reject"), store, HashingEmbedder(DIM),
+                        clock=clock)
+    with pytest.raises(InvalidInputError) as err:
+        svc.add_episode(ep("reject-user", "password=hunter2hunter2 ok", "2024-01-01"))
+    assert err.value.field == "content"
+    with pytest.raises(NotFoundError):
+        svc.stats("reject-user")
+
+
+@pytest.mark.parametrize("bad, field", [
+    (dict(content=None), "content"),
+    (dict(occurred_at="not a date"), "occurredAt"),
+    (dict(user_id=" "), "userId"),
+    (dict(content="x" * 30000), "content"),
+])
+def test_bad_episodes_are_rejected(service: MemoryService, user: str,
+                                   bad: dict[str, object], field: str) -> None:
+    data: dict[str, object] = dict(user_id=user, occurred_at="2024-01-01", content="hi")
+    data.update(bad)
+    with pytest.raises(InvalidInputError) as err:
+        service.add_episode(EpisodeIn(**data))  # type: ignore[arg-type]
+    assert err.value.field == field
+
+
+def test_a_bad_episode_in_a_batch_writes_none_of_it(service: MemoryService, user: str) -> None:
+    batch = [ep(user, "I live in Porto.", "2024-01-01"), ep(user, "", "2024-01-02")]
+    with pytest.raises(InvalidInputError) as err:
+        service.add_episodes(batch)
+    assert err.value.field == "inputs[1].content"
+    with pytest.raises(NotFoundError):
+        service.stats(user)
+
+
+def test_recall_finds_episodes_and_relations_with_provenance(service: MemoryService,
+                                                             user: str) -> None:
+    service.add_episodes([
+        ep(user, "I started learning Rust last week.", "2024-05-10", "t1"),
+        ep(user, "We went to the beach with the kids.", "2024-05-11", "t2"),
+        ep(user, "I live in Lisbon now.", "2024-05-12", "t3"),
+    ])
+    res = service.recall(RecallIn(user, "where does the user live?", limit=5))
+    assert res.items, res
+    assert any(ref == "t3" for it in res.items for ref in (s.source_ref for s in it.sources))
+    top_rel = [it for it in res.items if it.kind is MemoryKind.RELATION]
+    assert top_rel and all(it.sources for it in top_rel)
+    for it in res.items:
+        assert it.scores.fused > 0
+
+
+def test_recall_reports_and_applies_a_time_window(service: MemoryService, user: str) -> None:
+    service.add_episodes([
+        ep(user, "I prefer tea in the morning.", "2023-04-01", "old"),
+        ep(user, "I prefer coffee these days.", "2024-04-01", "new"),
+    ])
+    ref = datetime(2024, 6, 1, tzinfo=UTC)
+    res = service.recall(RecallIn(user, "what did the user prefer last year?",
+                                  reference_time=ref, limit=5))
+    assert res.temporal_window is not None
+    assert res.temporal_window.start == datetime(2023, 1, 1, tzinfo=UTC)
+    first_episode = next(it for it in res.items if it.kind is MemoryKind.EPISODE)
+    assert first_episode.sources[0].source_ref == "old"
+
+
+def test_recall_cold_start_and_limits(service: MemoryService, user: str) -> None:
+    res = service.recall(RecallIn(user, "anything"))
+    assert res.cold_start and res.items == []
+    with pytest.raises(InvalidInputError) as err:
+        service.recall(RecallIn(user, "x", limit=0))
+    assert err.value.field == "limit"
+
+
+def test_recall_never_returns_superseded_as_current(service: MemoryService, user: str) -> None:
+    from graphmem.inputs import RelationIn
+
+    service.add_relation(RelationIn(user, "user", "lives_in", "Berlin",
+                                    valid_from=datetime(2020, 1, 1, tzinfo=UTC)))
+    service.add_relation(RelationIn(user, "user", "lives_in", "Madrid",
+                                    valid_from=datetime(2023, 1, 1, tzinfo=UTC)))
+    res = service.recall(RecallIn(user, "where does the user live", kinds=[MemoryKind.RELATION]))
+    assert [it.text for it in res.items] == ["user lives in Madrid"]
+    old = service.recall(RecallIn(user, "where does the user live", kinds=[MemoryKind.RELATION],
+                                  as_of=datetime(2021, 1, 1, tzinfo=UTC)))
+    assert [it.text for it in old.items] == ["user lives in Berlin"]
+
+
+def test_recall_reports_disputes(service: MemoryService, user: str) -> None:
+    from graphmem.inputs import RelationIn
+
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    a = service.add_relation(RelationIn(user, "user", "works_at", "Acme", valid_from=when))
+    b = service.add_relation(RelationIn(user, "user", "works_at", "Globex", valid_from=when))
+    res = service.recall(RecallIn(user, "where does the user work", kinds=[MemoryKind.RELATION]))
+    assert res.conflicts and sorted(res.conflicts[0].ids) == sorted([a.id, b.id])
+    assert "Acme" in res.conflicts[0].warning and "Globex" in res.conflicts[0].warning

@@ -1,0 +1,367 @@
+"""The offline rule extractor: pattern families in English and Chinese, the output
+conventions the service relies on, time resolution, and the corpus score."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from graphmem.extract import Message
+from graphmem.extract._dates import resolve_time
+from graphmem.extract.rules import RuleExtractor
+from graphmem.model import ExtractedRelation, Extraction, normalize
+
+AT = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(text: str, *, speaker: str | None = None, role: str = "user",
+        at: datetime | None = AT) -> Extraction:
+    return RuleExtractor().extract([Message(text, role=role, speaker=speaker, occurred_at=at)])
+
+
+def rels(text: str, **kw: object) -> list[ExtractedRelation]:
+    return run(text, **kw).relations  # type: ignore[arg-type]
+
+
+def keys(text: str, **kw: object) -> set[tuple[str, str, str, bool]]:
+    return {(r.subject, r.predicate, r.object, r.stop) for r in rels(text, **kw)}
+
+
+def one(text: str, predicate: str, **kw: object) -> ExtractedRelation:
+    found = [r for r in rels(text, **kw) if r.predicate == predicate and not r.stop]
+    assert len(found) == 1, (text, rels(text, **kw))
+    return found[0]
+
+
+# --------------------------------------------------------------------------- families
+
+FAMILIES = [
+    # preferences
+    ("I like Vue.", ("user", "prefers", "Vue", False)),
+    ("我喜欢 Vue。", ("user", "prefers", "Vue", False)),
+    ("I love hiking.", ("user", "likes", "hiking", False)),
+    ("我对机器学习很感兴趣。", ("user", "likes", "机器学习", False)),
+    ("I hate YAML.", ("user", "dislikes", "YAML", False)),
+    ("I don't like meetings.", ("user", "dislikes", "meetings", False)),
+    ("我讨厌写文档。", ("user", "dislikes", "写文档", False)),
+    ("我不喜欢开会。", ("user", "dislikes", "开会", False)),
+    ("These days I prefer React.", ("user", "prefers", "React", False)),
+    ("我现在更喜欢 React。", ("user", "prefers", "React", False)),
+    ("我偏好深色模式。", ("user", "prefers", "dark mode", False)),
+    ("My favorite editor is Helix.", ("user", "prefers", "Helix", False)),
+    ("我最喜欢的编辑器是 Neovim。", ("user", "prefers", "Neovim", False)),
+    ("I no longer like Angular.", ("user", "prefers", "Angular", True)),
+    ("我已经不喝咖啡了。", ("user", "prefers", "coffee", True)),
+    # identity and work
+    ("My name is Caroline.", ("user", "name_is", "Caroline", False)),
+    ("Call me Sam.", ("user", "name_is", "Sam", False)),
+    ("我叫王芳。", ("user", "name_is", "王芳", False)),
+    ("I live in Berlin.", ("user", "lives_in", "Berlin", False)),
+    ("I moved to Lisbon.", ("user", "lives_in", "Lisbon", False)),
+    ("我住在杭州。", ("user", "lives_in", "杭州", False)),
+    ("我去年搬到了成都。", ("user", "lives_in", "成都", False)),
+    ("I work at Shopify.", ("user", "works_at", "Shopify", False)),
+    ("I joined Datadog last month.", ("user", "works_at", "Datadog", False)),
+    ("我在阿里巴巴工作。", ("user", "works_at", "阿里巴巴", False)),
+    ("我入职了字节跳动。", ("user", "works_at", "字节跳动", False)),
+    ("I'm a nurse.", ("user", "has_role", "nurse", False)),
+    ("I work as a freelance translator.", ("user", "has_role", "freelance translator", False)),
+    ("我是一名前端工程师。", ("user", "has_role", "前端工程师", False)),
+    ("I used to work at IBM.", ("user", "works_at", "IBM", True)),
+    # tools and stack
+    ("I use tmux.", ("user", "uses", "tmux", False)),
+    ("The project uses FastAPI.", ("project", "uses", "FastAPI", False)),
+    ("Our backend is written in Go.", ("project", "uses", "Go", False)),
+    ("我用 Obsidian 记笔记。", ("user", "uses", "Obsidian", False)),
+    ("项目使用 pnpm 管理依赖。", ("project", "uses", "pnpm", False)),
+    ("我们的技术栈是 Nuxt、Drizzle 和 SQLite。", ("project", "uses", "SQLite", False)),
+    # lessons
+    ("The nightly build failed because the disk was full.",
+     ("nightly build", "failed_because", "disk was full", False)),
+    ("部署失败是因为内存不够。", ("部署", "failed_because", "内存不够", False)),
+    ("Docker needs the proxy to pull images.", ("Docker", "requires", "proxy", False)),
+    ("You need a VPN for the staging cluster.", ("staging cluster", "requires", "VPN", False)),
+    ("Docker 构建需要使用 proxy-env 代理。", ("Docker 构建", "requires", "proxy-env 代理", False)),
+    # plans and goals
+    ("I plan to move to Lisbon next spring.", ("user", "plans_to", "move to Lisbon", False)),
+    ("I want to learn Rust.", ("user", "plans_to", "learn Rust", False)),
+    ("My goal is to run a marathon.", ("user", "goal", "run a marathon", False)),
+    ("I'm learning Rust.", ("user", "learning", "Rust", False)),
+    ("我打算明年考研。", ("user", "plans_to", "考研", False)),
+    ("我计划下个月去日本旅游。", ("user", "plans_to", "去日本旅游", False)),
+    ("我想要换一台电脑。", ("user", "plans_to", "换一台电脑", False)),
+    ("我的目标是跑完一次马拉松。", ("user", "goal", "跑完一次马拉松", False)),
+    ("我在学日语。", ("user", "learning", "日语", False)),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FAMILIES, ids=[t for t, _ in FAMILIES])
+def test_pattern_family(text: str, expected: tuple[str, str, str, bool]) -> None:
+    assert expected in keys(text)
+
+
+def test_english_and_chinese_changes_emit_stop_and_new() -> None:
+    for text in ("I switched from Vim to VS Code.", "我从 Vim 换到了 VS Code。"):
+        got = keys(text)
+        assert ("user", "prefers", "Vim", True) in got
+        assert ("user", "uses", "Vim", True) in got
+        assert ("user", "prefers", "VS Code", False) in got
+        assert ("user", "uses", "VS Code", False) in got
+        by = {(r.predicate, r.object): r for r in rels(text)}
+        # the stop lands in the same slot as the new value, so the service can close it
+        assert by[("prefers", "Vim")].category == by[("prefers", "VS Code")].category
+        assert by[("uses", "Vim")].category == "tool:editor"
+
+
+def test_no_longer_emits_stop_only() -> None:
+    for text in ("I no longer use Windows.", "I stopped using Windows.", "我不再用 Windows 了。"):
+        got = rels(text)
+        assert got and all(r.stop for r in got), text
+        assert {r.object for r in got} == {"Windows"}
+
+
+def test_outside_the_lexicon_a_switch_is_about_uses() -> None:
+    assert keys("We replaced Jenkins with GitHub Actions.") == {
+        ("project", "uses", "Jenkins", True), ("project", "uses", "GitHub Actions", False)}
+
+
+def test_moving_between_cities_closes_the_old_home() -> None:
+    for text in ("I moved from London to Manchester.", "我从上海搬到了深圳。"):
+        got = [r for r in rels(text) if r.predicate == "lives_in"]
+        assert [r.stop for r in got] == [True, False]
+
+
+def test_used_to_and_past_clause_stop_the_old_value() -> None:
+    assert keys("I used to love Angular but now I prefer Svelte.") == {
+        ("user", "prefers", "Angular", True), ("user", "prefers", "Svelte", False)}
+    got = keys("我以前用 Vue，现在改用 React 了。")
+    assert ("user", "uses", "Vue", True) in got and ("user", "prefers", "React", False) in got
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+def test_known_preference_is_an_exclusive_domain_slot() -> None:
+    first, later = one("I like Vue.", "prefers"), one("I now prefer React.", "prefers")
+    assert first.category == later.category == "preference:frontend_framework"
+    assert first.exclusive and later.exclusive
+    assert one("我喜欢 Vue。", "prefers").category == first.category
+
+
+def test_unknown_preference_is_a_plain_like() -> None:
+    r = one("I love hiking.", "likes")
+    assert (r.category, r.exclusive) == ("preference", False)
+    d = one("I hate Java.", "dislikes")
+    assert (d.category, d.exclusive) == ("preference", False)
+
+
+def test_tools_get_a_domain_when_known() -> None:
+    known, unknown = one("I use Neovim.", "uses"), one("I use tmux.", "uses")
+    assert (known.category, known.exclusive) == ("tool:editor", True)
+    assert (unknown.category, unknown.exclusive) == ("tool", False)
+
+
+def test_tastes_are_preferences_not_tools() -> None:
+    assert keys("I drink coffee every morning.") == {("user", "prefers", "coffee", False)}
+
+
+def test_identity_and_work_are_exclusive() -> None:
+    cases = {
+        "My name is Ana.": ("name_is", "identity"), "I live in Oslo.": ("lives_in", "identity"),
+        "I work at Stripe.": ("works_at", "work"), "I'm a teacher.": ("has_role", "work"),
+    }
+    for text, (predicate, category) in cases.items():
+        r = one(text, predicate)
+        assert (r.category, r.exclusive) == (category, True), text
+
+
+def test_plans_lessons_categories() -> None:
+    assert one("I plan to learn Go.", "plans_to").category == "plan"
+    assert one("My goal is to ship v2.", "goal").category == "goal"
+    assert one("I'm learning Go.", "learning").category == "learning"
+    assert one("Docker requires a proxy.", "requires").category == "lesson"
+    assert one("The build failed because of a typo.", "failed_because").category == "lesson"
+
+
+def test_a_list_of_one_domain_is_not_a_dispute() -> None:
+    got = rels("I like both Go and Rust.")
+    assert {r.object for r in got} == {"Go", "Rust"}
+    assert all(r.predicate == "prefers" and not r.exclusive for r in got)
+
+
+def test_alias_canonicalisation() -> None:
+    for text in ("I like TS.", "I like typescript.", "i like ts", "我喜欢 ts。"):
+        assert one(text, "prefers").object == "TypeScript", text
+    assert one("We use postgres.", "uses").object == "PostgreSQL"
+    assert one("I use vue.js", "uses").object == "Vue"
+    ts = next(e for e in run("I like ts.").entities if e.name == "TypeScript")
+    assert ts.type == "programming_language" and "TS" in ts.aliases
+
+
+def test_subject_is_the_speaker_else_user_else_nothing() -> None:
+    assert one("I live in Berlin.", "lives_in", speaker="Caroline").subject == "Caroline"
+    assert one("I live in Berlin.", "lives_in").subject == "user"
+    assert rels("I live in Berlin.", role="assistant") == []
+    assert one("We use Redis.", "uses", role="assistant").subject == "project"
+
+
+def test_third_person_is_not_attributed_to_the_speaker() -> None:
+    for text in ("My sister lives in Paris.", "He works at Google.", "我朋友喜欢 Angular。",
+                 "他在腾讯工作。", "My dad loves fishing."):
+        assert rels(text) == [], text
+
+
+def test_statement_message_index_and_entities() -> None:
+    out = RuleExtractor().extract([
+        Message("Hello there!", occurred_at=AT),
+        Message("I now prefer React.", speaker="Bob", occurred_at=AT),
+    ])
+    assert out.engine == "rules" and out.error is None
+    prefers = next(r for r in out.relations if r.predicate == "prefers")
+    assert prefers.message_index == 1
+    assert prefers.statement == "Bob prefers React"
+    entities = {e.name: e for e in out.entities}
+    assert entities["Bob"].type == "person"
+    assert entities["React"].type == "frontend_framework"
+    assert entities["React"].message_index == 1
+    stop = rels("I no longer live in Paris.")[0]
+    assert stop.statement == "user no longer lives in Paris"
+
+
+# --------------------------------------------------------------------------- confidence
+
+
+def test_confidence_plain_hedged_and_dropped_subject() -> None:
+    assert one("I like Svelte.", "prefers").confidence == 0.9
+    for text in ("I think I like Svelte.", "Maybe I prefer Svelte.", "我可能更喜欢 Svelte。",
+                 "我觉得我更喜欢 Svelte。"):
+        c = one(text, "prefers").confidence
+        assert 0.6 <= c < 0.9, text
+    assert one("最近在学日语。", "learning").confidence < 0.9
+
+
+QUESTIONS_AND_HYPOTHETICALS = [
+    "Do you like Python?", "What editor do you use?", "Why do you prefer Rust?",
+    "Could you remind me what I said about Vue?", "If I used Go, the service would be faster.",
+    "I would use Rust if I had more time.", "You should use Postgres.", "Sounds good, thanks!",
+    "That's a great idea, I love it!", "Let's use SQLite for the prototype.",
+    "你喜欢什么编程语言？", "如果我用 Rust 重写会不会更快？", "你们用什么数据库？",
+    "要是我住在上海就好了。", "你用过 Rust 吗？", "哈哈好的，谢谢！", "我可能会换到 Linux。",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS_AND_HYPOTHETICALS)
+def test_questions_and_hypotheticals_produce_nothing(text: str) -> None:
+    assert rels(text) == []
+
+
+def test_a_tag_question_keeps_the_statement() -> None:
+    assert keys("I use Vim, what about you?") == {("user", "uses", "Vim", False)}
+    assert ("user", "prefers", "React", False) in keys("我更喜欢 React，你呢？")
+
+
+# --------------------------------------------------------------------------- time
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I've lived in Berlin since 2019.", datetime(2019, 1, 1, tzinfo=UTC)),
+        ("I moved to Berlin last year.", datetime(2024, 1, 1, tzinfo=UTC)),
+        ("我去年搬到了北京。", datetime(2024, 1, 1, tzinfo=UTC)),
+        ("I moved to Berlin in March 2021.", datetime(2021, 3, 1, tzinfo=UTC)),
+        ("I joined Stripe two weeks ago.", datetime(2025, 6, 1, tzinfo=UTC)),
+        ("I switched to Vim yesterday.", datetime(2025, 6, 14, tzinfo=UTC)),
+        ("我三年前开始用 Rust。", datetime(2022, 6, 15, tzinfo=UTC)),
+        ("我2020年开始用 Rust。", datetime(2020, 1, 1, tzinfo=UTC)),
+        ("I've used Emacs for 10 years.", datetime(2015, 6, 15, tzinfo=UTC)),
+        ("Since 2019, I have lived in Berlin.", datetime(2019, 1, 1, tzinfo=UTC)),
+        ("I joined Stripe on 2023-04-12.", datetime(2023, 4, 12, tzinfo=UTC)),
+        ("I live in Berlin.", None),
+        ("我叫李明，今年三十岁。", None),  # 今年 is about the age, not the name
+    ],
+)
+def test_valid_from(text: str, expected: datetime | None) -> None:
+    got = [r for r in rels(text) if not r.stop]
+    assert got, text
+    assert all(r.valid_from == expected for r in got), [r.valid_from for r in got]
+
+
+def test_plans_have_no_valid_from_and_future_is_dropped() -> None:
+    assert one("I plan to learn Rust next year.", "plans_to").valid_from is None
+    assert resolve_time("in 2030", AT) is None
+
+
+def test_time_keeps_the_message_zone_and_needs_an_anchor_for_relative() -> None:
+    tz = timezone(timedelta(hours=8))
+    when = resolve_time("去年", datetime(2025, 1, 10, 9, 0, tzinfo=tz))
+    assert when == datetime(2024, 1, 1, tzinfo=tz)
+    assert resolve_time("last year", None) is None
+    assert resolve_time("since 2019", None) == datetime(2019, 1, 1, tzinfo=UTC)
+    assert resolve_time("last week", AT) == datetime(2025, 6, 2, tzinfo=UTC)  # a Monday
+    assert resolve_time("上个月", AT) == datetime(2025, 5, 1, tzinfo=UTC)
+    assert resolve_time("3 months ago", datetime(2025, 5, 31, tzinfo=UTC)) == datetime(
+        2025, 2, 28, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_deterministic() -> None:
+    text = ("I switched from Vue to React last year. 我们项目用的是 Drizzle ORM + SQLite。"
+            "The deploy broke because of a missing env variable. I'm learning Rust.")
+    a = RuleExtractor().extract([Message(text, occurred_at=AT)]).model_dump()
+    b = RuleExtractor().extract([Message(text, occurred_at=AT)]).model_dump()
+    assert a == b and a["relations"]
+
+
+def test_empty_and_run_on_input() -> None:
+    assert RuleExtractor().extract([]).relations == []
+    assert rels("") == []
+    run_on = "I like Vue and " + "some more words without any punctuation " * 400
+    assert ("user", "prefers", "Vue", False) in keys(run_on)
+
+
+def test_extractor_shape() -> None:
+    ex = RuleExtractor()
+    assert ex.name == "rules"
+    assert isinstance(ex.extract([Message("I use Vim.")]), Extraction)
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+def _bench() -> object:
+    spec = importlib.util.spec_from_file_location("rules_eval", ROOT / "bench" / "rules_eval.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_corpus_shape() -> None:
+    bench = _bench()
+    rows = bench.load_corpus(bench.DEFAULT_CORPUS)  # type: ignore[attr-defined]
+    assert len(rows) >= 80
+    assert sum(bench.language(r["text"]) == "zh" for r in rows) >= 30  # type: ignore[attr-defined]
+    assert sum(not r["expected"] for r in rows) >= 10
+    for r in rows:
+        for e in r["expected"]:
+            assert normalize(e["object"]) and e["predicate"]
+
+
+def test_corpus_precision_and_recall() -> None:
+    bench = _bench()
+    report = bench.evaluate(bench.load_corpus(bench.DEFAULT_CORPUS))  # type: ignore[attr-defined]
+    # Measured 0.99 / 0.95 on the whole corpus and 0.94 / 0.73 on the held-out second half
+    # before it was looked at; the floors leave room for the corpus to grow harder.
+    assert report.overall.precision >= 0.9, report.false_positives
+    assert report.overall.recall >= 0.85, report.misses
+    for lang, score in report.by_language.items():
+        assert score.precision >= 0.85 and score.recall >= 0.75, lang
