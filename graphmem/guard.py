@@ -116,9 +116,8 @@ def _wordlike_guarded(value: str) -> bool:
 
     ``The secret: practice daily`` must not lose its word; ``token: a1b2c3`` must.
     """
-    return _not_placeholder(value) and (
-        _has_digit(value) or not value.isalpha() or (value != value.lower() and value != value.title())
-    )
+    mixed_case = value != value.lower() and value != value.title()
+    return _not_placeholder(value) and (_has_digit(value) or not value.isalpha() or mixed_case)
 
 
 def _password_value(value: str) -> bool:
@@ -136,8 +135,12 @@ _LABEL = (
     r"(?:" + _PASSWORD_LABEL + r"|secret|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|"
     r"client[_\-]?secret|(?:(?:access|auth|refresh|bearer|api|session)[_\-]?)?token|credentials?)"
 )
-# Quoted values may contain spaces; unquoted ones stop at whitespace and separators.
-_VALUE = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|(?P<bare>[^\s"',;`<>]{1,200}))"""
+# Quoted values may contain spaces; unquoted ones stop at whitespace and separators, and at
+# the ``&name=`` of the next URL query parameter.
+_VALUE = (
+    r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'"""
+    r"""|(?P<bare>(?:[^\s"',;`<>&]|&(?![A-Za-z_]\w*=)){1,200}))"""
+)
 # Unquoted values that are code, not data: calls, indexing, attribute access, constants,
 # snake_case variables, type annotations (``password: str``).
 _CODE_VALUE = re.compile(
@@ -156,7 +159,8 @@ _PATTERNS: tuple[_Pattern, ...] = (
     _p("anthropic_key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _R),
     _p(
         "openai_key",
-        _L + r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}" + _R,
+        _L + r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}"
+        + _R,
     ),
     _p("stripe_key", _L + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}" + _R),
     _p("github_token", _L + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})" + _R),
@@ -196,7 +200,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _p(
         "password",
-        r"(?P<label>" + _LABEL + r")[\"']?\s*(?P<sep>=>|:=|==?|:)\s*" + _VALUE,
+        r"(?P<label>" + _LABEL + r")[\"']?\s*(?P<sep>=>|:=|==?|:|：)\s*" + _VALUE,
         re.IGNORECASE,
         group="value",
     ),
@@ -210,7 +214,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "password",
         # Chinese: 密码是xxx / 密码：xxx. Passwords are ASCII in practice, so stopping at the
         # first non-ASCII char keeps 密码是多少 / 密码是什么 from matching.
-        r"(?:密码|口令|密钥|秘钥|令牌|私钥)\s*(?:是|为|:|：|=)\s*[\"'“‘]?(?P<s>[\x21-\x7e]{3,200})",
+        r"(?P<cnlabel>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:是|为|:|：|=)\s*[\"'“‘]?(?P<s>[\x21-\x7e]{3,200})",
         group="s",
         check=_not_placeholder,
     ),
@@ -347,11 +351,21 @@ def _labelled_check(m: re.Match[str], value: str) -> bool:
     if _CODE_VALUE.fullmatch(value):
         return False
     is_password = re.fullmatch(_PASSWORD_LABEL, m.group("label"), re.IGNORECASE)
-    if is_password and m.group("sep") != ":":
+    if is_password and m.group("sep") not in (":", "："):
         return True  # ``password=hunter`` in a config line: any value is the password
     if not is_password and value.isdigit():
         return False  # keys and tokens are never short pure numbers; limits and counts are
     return _wordlike_guarded(value)
+
+
+def _kind_of(pat: _Pattern, m: re.Match[str]) -> str:
+    """Labelled values are a ``password`` or, for keys and tokens, a ``secret``."""
+    if "label" in pat.regex.groupindex:
+        is_password = re.fullmatch(_PASSWORD_LABEL, m.group("label"), re.IGNORECASE)
+        return "password" if is_password else "secret"
+    if "cnlabel" in pat.regex.groupindex:
+        return "password" if m.group("cnlabel") in ("密码", "口令") else "secret"
+    return pat.kind
 
 
 def scan(text: str, *, pii: bool = False, entropy: bool = True) -> list[Finding]:
@@ -376,7 +390,7 @@ def scan(text: str, *, pii: bool = False, entropy: bool = True) -> list[Finding]
                     continue
             elif pat.check is not None and not pat.check(value):
                 continue
-            raw.append((prio, Finding(pat.kind, start, end)))
+            raw.append((prio, Finding(_kind_of(pat, m), start, end)))
     if entropy:
         raw.extend((len(_PATTERNS), f) for f in _entropy_findings(text))
     return _merge(raw)
@@ -427,7 +441,7 @@ def apply_guard(
     if mode == "reject" and result.findings:
         raise InvalidInputError(
             field,
-            f"contains sensitive data ({', '.join(result.kinds)}); remove it or store with redaction",
+            f"contains sensitive data ({', '.join(result.kinds)}); remove it or use redaction",
         )
     if mode == "reject":
         return GuardResult(text, ())

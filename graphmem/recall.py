@@ -182,6 +182,9 @@ class Recaller:
             if item is None:
                 continue
             s = raw[item_id]
+            # the per-item terms computed in _item join the per-source scores
+            s.recency, s.importance = item.scores.recency, item.scores.importance
+            s.frequency, s.temporal = item.scores.frequency, item.scores.temporal
             fused = sum(SOURCE_WEIGHT[src] / (RRF_K + rank + 1)
                         for src, rank in ranks[item_id].items())
             s.fused = fused

@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = 2_000_000
     max_query_depth: int = 10
     max_aliases: int = 20
+    max_query_tokens: int = 5000
 
     # --- service
     host: str = "127.0.0.1"

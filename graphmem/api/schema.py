@@ -1,0 +1,191 @@
+"""The GraphQL schema: thin resolvers over ``MemoryService``, limits, error mapping.
+
+Every resolver authorises the userId it is given, calls the service (in a worker thread:
+store calls block) or a DataLoader, and maps the result with ``from_model``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.schema.config import StrawberryConfig
+
+from graphmem.api.context import Info
+from graphmem.api.errors import ClientErrors
+from graphmem.api.inputs import EpisodeInput, RecallInput, RelationInput
+from graphmem.api.scalars import DATETIME
+from graphmem.api.types import (
+    Abstraction,
+    AddEpisodePayload,
+    Entity,
+    EntityPage,
+    EpisodePage,
+    RecallResult,
+    Relation,
+    Stats,
+)
+from graphmem.errors import InvalidInputError
+from graphmem.settings import Settings
+
+MAX_RELATIONS = 1000
+
+
+def _check_limit(value: int, field: str, hi: int) -> int:
+    if not 1 <= value <= hi:
+        raise InvalidInputError(field, f"must be between 1 and {hi}")
+    return value
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Memories about a query, ranked and explained, as of a time.")
+    async def recall(self, info: Info, input: RecallInput) -> RecallResult:
+        ctx = info.context
+        ctx.authorize(str(input.user_id), "input.userId")
+        result = await ctx.run(ctx.service.recall, input.to_model())
+        return RecallResult.from_model(result, str(input.user_id).strip())
+
+    @strawberry.field(description="Relations valid at asOf as believed at knownAt (both default "
+                                  "to now); with includeHistory every version, oldest first.")
+    async def relations(self, info: Info, user_id: strawberry.ID, subject: str | None = None,
+                        predicate: str | None = None, object: str | None = None,
+                        as_of: datetime | None = None, known_at: datetime | None = None,
+                        include_history: bool = False, limit: int = 100) -> list[Relation]:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        _check_limit(limit, "limit", MAX_RELATIONS)
+        rels = await ctx.run(ctx.service.relations, str(user_id), subject=subject,
+                             predicate=predicate, object=object, as_of=as_of,
+                             known_at=known_at, include_history=include_history, limit=limit)
+        return [Relation.from_model(r, known_at) for r in rels]
+
+    @strawberry.field(description="One relation by id, as believed at knownAt.")
+    async def relation(self, info: Info, user_id: strawberry.ID, id: strawberry.ID,
+                       known_at: datetime | None = None) -> Relation:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        rel = await ctx.run(ctx.service.relation, str(user_id), str(id), known_at)
+        return Relation.from_model(rel, known_at)
+
+    @strawberry.field(description="The supersession chain a relation belongs to, oldest first.")
+    async def history(self, info: Info, user_id: strawberry.ID,
+                      relation_id: strawberry.ID) -> list[Relation]:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        rels = await ctx.run(ctx.service.history, str(user_id), str(relation_id))
+        return [Relation.from_model(r) for r in rels]
+
+    @strawberry.field(description="What a user's memory holds.")
+    async def stats(self, info: Info, user_id: strawberry.ID) -> Stats:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        return Stats.from_model(await ctx.run(ctx.service.stats, str(user_id)))
+
+    @strawberry.field(description="One entity by id.")
+    async def entity(self, info: Info, user_id: strawberry.ID, id: strawberry.ID) -> Entity:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        return Entity.from_model(await ctx.run(ctx.service.entity, str(user_id), str(id)))
+
+    @strawberry.field(description="A user's entities, by name; name matches part of a name or "
+                                  "an alias.")
+    async def entities(self, info: Info, user_id: strawberry.ID, name: str | None = None,
+                       limit: int = 20, offset: int = 0,
+                       include_forgotten: bool = False) -> EntityPage:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        page = await ctx.run(ctx.readers.entities_page, str(user_id), name=name, limit=limit,
+                             offset=offset, include_forgotten=include_forgotten)
+        return EntityPage.from_model(page)
+
+    @strawberry.field(description="A user's episodes in event-time order, optionally of one "
+                                  "session.")
+    async def episodes(self, info: Info, user_id: strawberry.ID,
+                       session_id: strawberry.ID | None = None, limit: int = 20,
+                       offset: int = 0, include_forgotten: bool = False) -> EpisodePage:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        page = await ctx.run(ctx.readers.episodes_page, str(user_id),
+                             session_id=None if session_id is None else str(session_id),
+                             limit=limit, offset=offset, include_forgotten=include_forgotten)
+        return EpisodePage.from_model(page)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Store one episode and what can be learned from it.")
+    async def add_episode(self, info: Info, input: EpisodeInput) -> AddEpisodePayload:
+        ctx = info.context
+        ctx.authorize(str(input.user_id), "input.userId")
+        return AddEpisodePayload.from_model(await ctx.run(ctx.service.add_episode,
+                                                          input.to_model()))
+
+    @strawberry.mutation(description="Store episodes of one user in one transaction.")
+    async def add_episodes(self, info: Info,
+                           inputs: list[EpisodeInput]) -> list[AddEpisodePayload]:
+        ctx = info.context
+        for i, item in enumerate(inputs):
+            ctx.authorize(str(item.user_id), f"inputs[{i}].userId")
+        results = await ctx.run(ctx.service.add_episodes, [i.to_model() for i in inputs])
+        return [AddEpisodePayload.from_model(r) for r in results]
+
+    @strawberry.mutation(description="Record one statement; the conflict rules place it in its "
+                                     "history.")
+    async def add_relation(self, info: Info, input: RelationInput) -> Relation:
+        ctx = info.context
+        ctx.authorize(str(input.user_id), "input.userId")
+        return Relation.from_model(await ctx.run(ctx.service.add_relation, input.to_model()))
+
+    @strawberry.mutation(description="Record statements of one user in one transaction.")
+    async def add_relations(self, info: Info, inputs: list[RelationInput]) -> list[Relation]:
+        ctx = info.context
+        for i, item in enumerate(inputs):
+            ctx.authorize(str(item.user_id), f"inputs[{i}].userId")
+        rels = await ctx.run(ctx.service.add_relations, [i.to_model() for i in inputs])
+        return [Relation.from_model(r) for r in rels]
+
+    @strawberry.mutation(description="Hide a memory from every read; true if it was visible.")
+    async def forget(self, info: Info, user_id: strawberry.ID, id: strawberry.ID) -> bool:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        return await ctx.run(ctx.service.forget, str(user_id), str(id))
+
+    @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "
+                                     "forgotten.")
+    async def restore(self, info: Info, user_id: strawberry.ID, id: strawberry.ID) -> bool:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        return await ctx.run(ctx.service.restore, str(user_id), str(id))
+
+
+class GraphMemSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError],
+                       execution_context: Any = None) -> None:
+        # ClientErrors logs the unexpected ones (with traceback); expected errors are not
+        # server faults and stay out of the error log.
+        return None
+
+
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    """The schema with the request limits of ``settings`` (defaults when None)."""
+    s = settings or Settings()
+    return GraphMemSchema(
+        query=Query, mutation=Mutation, types=[Abstraction],
+        config=StrawberryConfig(scalar_map={datetime: DATETIME}),
+        extensions=[
+            QueryDepthLimiter(max_depth=s.max_query_depth),
+            MaxAliasesLimiter(max_alias_count=s.max_aliases),
+            MaxTokensLimiter(max_token_count=s.max_query_tokens),
+            ClientErrors,
+        ])
+
+
+def sdl() -> str:
+    """The schema in SDL, as ``schema.graphql`` holds it."""
+    from strawberry.printer import print_schema
+
+    return print_schema(build_schema()) + "\n"

@@ -1,0 +1,421 @@
+"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, demo.
+
+Settings come from ``GRAPHMEM_*`` environment variables (and a ``.env`` file); command-line
+flags override them. Commands other than ``serve`` open the store in-process: on the
+embedded store a data directory serves one process at a time, so they refuse a directory
+a running server holds (use ``--url`` to talk to that server instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import asdict, is_dataclass
+from datetime import date, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from graphmem import __version__
+from graphmem.errors import GraphMemError, InvalidInputError
+from graphmem.settings import Settings
+
+log = logging.getLogger("graphmem.cli")
+
+LOCK_NAME = ".graphmem.lock"
+
+
+# --------------------------------------------------------------------------- settings & store
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    for name in ("host", "port", "data_dir", "store", "embedder", "extractor"):
+        value = getattr(args, name, None)
+        if value is not None:
+            overrides[name] = value
+    return Settings(**overrides)
+
+
+@contextlib.contextmanager
+def data_dir_lock(settings: Settings) -> Iterator[None]:
+    """Hold the embedded data directory for this process (released when it exits)."""
+    if settings.store != "embedded":
+        yield
+        return
+    data_dir = Path(settings.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / LOCK_NAME
+    with open(path, "a+", encoding="utf-8") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "another process"
+            raise GraphMemError(
+                f"the data directory {data_dir} is in use by {holder}; stop it, or talk to "
+                f"the running server with --url") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"graphmem pid {os.getpid()}\n")
+        f.flush()
+        try:
+            yield
+        finally:
+            f.seek(0)
+            f.truncate()
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def open_service(settings: Settings) -> Iterator[Any]:
+    from graphmem.bootstrap import build_service
+
+    with data_dir_lock(settings):
+        service = build_service(settings)
+        service.open()
+        try:
+            yield service
+        finally:
+            service.close()
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from graphmem.api.app import create_app
+
+    settings = settings_from(args)
+    with data_dir_lock(settings):
+        app = create_app(settings)
+        where = (f"data dir {Path(settings.data_dir).resolve()}" if settings.store == "embedded"
+                 else settings.neo4j_uri)
+        print(f"graphmem {__version__}: http://{settings.host}:{settings.port}/graphql "
+              f"(store: {settings.store}, {where}, embedder: {settings.embedder})",
+              file=sys.stderr, flush=True)
+        # uvicorn turns SIGTERM/SIGINT into a graceful shutdown: in-flight requests finish,
+        # then the lifespan closes the store (which saves it).
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on",
+                                log_level=args.log_level, timeout_graceful_shutdown=15,
+                                access_log=args.access_log)
+        server = uvicorn.Server(config)
+        # uvicorn re-raises the signal that stopped it once it has shut down; a SIGTERM that
+        # ended in a clean shutdown is a normal exit (status 0) for process supervisors.
+        previous = signal.signal(signal.SIGTERM, lambda *_: None)
+        try:
+            server.run()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        return 0 if server.started else 1
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from graphmem.api.schema import sdl
+
+    text = sdl()
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from graphmem._cli_ingest import ingest
+
+    settings = settings_from(args)
+    return ingest(args, settings)
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from graphmem.inputs import RecallIn
+    from graphmem.timeparse import parse_timestamp
+
+    as_of = parse_timestamp(args.as_of, field="--as-of") if args.as_of else None
+    known_at = parse_timestamp(args.known_at, field="--known-at") if args.known_at else None
+    if args.url:
+        data = _remote_recall(args, as_of, known_at)
+        if args.json:
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            _print_items(data["items"], data.get("conflicts", []), data.get("temporalWindow"))
+        return 0
+    settings = settings_from(args)
+    q = RecallIn(user_id=args.user, query=args.query, as_of=as_of, known_at=known_at,
+                 limit=args.limit).validated(settings.max_content_chars)  # before opening
+    with open_service(settings) as service:
+        result = service.recall(q)
+    data = to_jsonable(result)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        _print_items(data["items"], data["conflicts"], data["temporal_window"])
+    return 0
+
+
+def _remote_recall(args: argparse.Namespace, as_of: datetime | None,
+                   known_at: datetime | None) -> dict[str, Any]:
+    query = """query($input: RecallInput!) { recall(input: $input) {
+      items { kind id text score validFrom validUntil occurredAt status
+              sources { id sourceRef occurredAt } }
+      conflicts { ids warning } temporalWindow { start end phrase kind } coldStart tookMs } }"""
+    variables = {"input": {"userId": args.user, "query": args.query, "limit": args.limit,
+                           "asOf": as_of.isoformat() if as_of else None,
+                           "knownAt": known_at.isoformat() if known_at else None}}
+    return graphql_request(args.url, query, variables, args.api_key)["recall"]
+
+
+def graphql_request(url: str, query: str, variables: dict[str, Any],
+                    api_key: str | None, timeout: float = 60.0) -> dict[str, Any]:
+    """POST one GraphQL operation; GraphMemError with the server's message on failure."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    endpoint = url.rstrip("/")
+    if not endpoint.endswith("/graphql"):
+        endpoint += "/graphql"
+    try:
+        resp = httpx.post(endpoint, json={"query": query, "variables": variables},
+                          headers=headers, timeout=timeout)
+    except httpx.HTTPError as e:
+        raise GraphMemError(f"cannot reach {endpoint}: {e}") from e
+    try:
+        body = resp.json()
+    except ValueError:
+        raise GraphMemError(f"{endpoint} answered {resp.status_code}: {resp.text[:200]}") from None
+    if body.get("errors"):
+        err = body["errors"][0]
+        raise GraphMemError(f"{err.get('message')} ({(err.get('extensions') or {}).get('code')})")
+    if resp.status_code != 200:
+        raise GraphMemError(f"{endpoint} answered {resp.status_code}")
+    return body["data"]
+
+
+def _print_items(items: list[dict[str, Any]], conflicts: list[dict[str, Any]],
+                 window: dict[str, Any] | None) -> None:
+    if window:
+        print(f"time window: {window.get('start')} .. {window.get('end')} "
+              f"({window.get('phrase') or window.get('kind')})")
+    if not items:
+        print("(nothing recalled)")
+    for rank, it in enumerate(items, start=1):
+        when = _when(it)
+        refs = ", ".join(s.get("source_ref") or s.get("sourceRef") or s["id"]
+                         for s in it.get("sources", [])[:3])
+        print(f"{rank:>2}. [{it['kind'][:3].lower()}] {it['score']:>8.3f}  {when}"
+              f"{'  ' + it['status'] if it['status'] != 'ACTIVE' else ''}")
+        print(f"    {it['text'][:300]}")
+        if refs:
+            print(f"    sources: {refs}")
+    for c in conflicts:
+        print(f"conflict: {c['warning']} ({', '.join(c['ids'])})")
+
+
+def _when(it: dict[str, Any]) -> str:
+    vf = it.get("valid_from") or it.get("validFrom")
+    vu = it.get("valid_until") or it.get("validUntil")
+    oc = it.get("occurred_at") or it.get("occurredAt")
+    if vf:
+        return f"{str(vf)[:10]} .. {str(vu)[:10] if vu else 'now'}"
+    return str(oc)[:10] if oc else ""
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from graphmem.transfer import export_user
+
+    settings = settings_from(args)
+    with open_service(settings) as service:
+        if args.out:
+            tmp = Path(args.out).with_suffix(Path(args.out).suffix + ".part")
+            with open(tmp, "w", encoding="utf-8") as f:
+                summary = export_user(service, args.user, f)
+            tmp.replace(args.out)
+        else:
+            summary = export_user(service, args.user, sys.stdout)
+    print(f"exported {summary.describe()}", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from graphmem.transfer import import_file, validate_export
+
+    settings = settings_from(args)
+    validate_export(Path(args.file))  # a bad file fails before the store is opened
+    with open_service(settings) as service:
+        summary = import_file(service, Path(args.file),
+                              progress=lambda m: print(m, file=sys.stderr, flush=True))
+    print(f"imported {summary.describe()}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, rest: list[str]) -> int:
+    try:
+        import graphmem.demo as demo
+    except ModuleNotFoundError as e:
+        if e.name != "graphmem.demo":
+            raise
+        print("graphmem demo is not available in this build (graphmem.demo is missing).",
+              file=sys.stderr)
+        return 2
+    return int(demo.main(rest) or 0)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def to_jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return to_jsonable(asdict(value))
+    if hasattr(value, "model_dump"):
+        return to_jsonable(value.model_dump())
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def _store_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("store (default: GRAPHMEM_* environment variables)")
+    g.add_argument("--data-dir", type=Path, help="embedded store directory "
+                                                 "(GRAPHMEM_DATA_DIR, default ./graphmem-data)")
+    g.add_argument("--store", choices=["embedded", "neo4j"],
+                   help="backend (GRAPHMEM_STORE, default embedded)")
+    g.add_argument("--embedder", choices=["minilm", "hashing", "openai"],
+                   help="embedding model (GRAPHMEM_EMBEDDER, default minilm: local, no network)")
+    g.add_argument("--extractor", choices=["rules", "llm"],
+                   help="extraction engine (GRAPHMEM_EXTRACTOR, default rules)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="graphmem", description="Graph-first, temporal long-term memory for AI agents, "
+                                     "served over GraphQL.",
+        epilog="Settings: every GRAPHMEM_* environment variable (see graphmem/settings.py); "
+               "flags override them. Run 'graphmem COMMAND --help' for a command's options.")
+    parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    p = sub.add_parser("serve", help="serve the GraphQL API (GraphiQL at /graphql)",
+                       formatter_class=fmt, description=(
+                           "Serve /graphql (GraphiQL in a browser) and /health.\n"
+                           "SIGTERM or Ctrl-C shuts down gracefully and closes the store, so "
+                           "acknowledged writes survive a restart.\n\n"
+                           "example:\n  graphmem serve --port 8420 --data-dir ./mem"))
+    p.add_argument("--host", help="bind address (GRAPHMEM_HOST, default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (GRAPHMEM_PORT, default 8420)")
+    p.add_argument("--log-level", default="info",
+                   choices=["critical", "error", "warning", "info", "debug"])
+    p.add_argument("--access-log", action="store_true", help="log every request")
+    _store_options(p)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("schema", help="print the GraphQL schema (SDL)")
+    p.add_argument("--out", help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("ingest", help="add episodes from a JSON or JSONL file",
+                       formatter_class=fmt, description=(
+                           "Add episodes from FILE: a JSON array or JSON Lines, one episode "
+                           "per item:\n"
+                           '  {"content": "I moved to Berlin", "occurredAt": "2024-03-01T10:00'
+                           ':00Z",\n   "sessionId": "s1", "sourceRef": "msg-17"}\n'
+                           '  {"messages": [{"role": "user", "content": "..."}], '
+                           '"occurredAt": "..."}\n'
+                           "Also read: source, kind, role, speaker (snake_case keys work too).\n"
+                           "Bad items are reported with their line number and skipped; the "
+                           "others are stored.\nRe-running is safe: stored episodes are "
+                           "recognised and skipped."))
+    p.add_argument("file", type=Path, help="JSON array or JSONL file ('-' for stdin)")
+    p.add_argument("--user", required=True, help="the userId the episodes belong to")
+    p.add_argument("--session", help="sessionId for items that name none")
+    p.add_argument("--batch-size", type=int, default=50,
+                   help="episodes per transaction (default 50)")
+    p.add_argument("--url", help="send to a running server (http://host:port) instead of "
+                                 "opening the store")
+    p.add_argument("--api-key", default=os.environ.get("GRAPHMEM_API_KEY"),
+                   help="API key for --url (GRAPHMEM_API_KEY)")
+    _store_options(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("recall", help="ask the memory a question",
+                       formatter_class=fmt, description=(
+                           "Recall memories for QUERY.\n\nexamples:\n"
+                           '  graphmem recall "what does she prefer?" --user alice\n'
+                           '  graphmem recall "where did he work?" --user bob --as-of '
+                           "2023-06-01 --json"))
+    p.add_argument("query")
+    p.add_argument("--user", required=True)
+    p.add_argument("--as-of", help="valid-time point (ISO date or date-time)")
+    p.add_argument("--known-at", help="system-time point: what was believed then")
+    p.add_argument("--limit", type=int, default=10, help="1..100 (default 10)")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.add_argument("--url", help="ask a running server (http://host:port)")
+    p.add_argument("--api-key", default=os.environ.get("GRAPHMEM_API_KEY"))
+    _store_options(p)
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser("export", help="export one user's memory as JSONL (lossless)",
+                       description="Write every node and edge of a user, history included, as "
+                                   "JSON Lines. Embeddings are recomputed on import.")
+    p.add_argument("--user", required=True)
+    p.add_argument("--out", help="file to write (default stdout)")
+    _store_options(p)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="import a JSONL export",
+                       description="Load a 'graphmem export' file; ids are kept, so importing "
+                                   "twice changes nothing.")
+    p.add_argument("file", type=Path)
+    _store_options(p)
+    p.set_defaults(func=cmd_import)
+
+    sub.add_parser("demo", help="load a demo history into a fresh data dir and ask it "
+                                "temporal questions ('graphmem demo --help')", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] == "demo":
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        return cmd_demo(argparse.Namespace(), argv[1:])
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "serve":
+        logging.getLogger("graphmem").setLevel(logging.INFO)
+    try:
+        return int(args.func(args) or 0)
+    except InvalidInputError as e:
+        print(f"graphmem {args.command}: {e.field}: {e.message}", file=sys.stderr)
+        return 2
+    except GraphMemError as e:
+        print(f"graphmem {args.command}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"graphmem {args.command}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
