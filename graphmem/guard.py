@@ -20,6 +20,13 @@ Detection is layered, most specific first:
 Personal data: credit-card numbers (Luhn-checked, known issuer prefix) are always
 redacted; e-mail addresses and phone numbers only when ``pii=True``, because memories
 legitimately hold a user's contacts.
+
+Kinds: ``openai_key``, ``anthropic_key``, ``stripe_key``, ``github_token``, ``gitlab_token``,
+``aws_access_key_id``, ``aws_secret_key``, ``google_api_key``, ``slack_token``,
+``slack_webhook``, ``jwt``, ``bearer_token``, ``basic_auth``, ``private_key``,
+``connection_string`` (only the password part), ``password`` / ``secret`` (a labelled
+value: password-like labels vs key/token labels), ``high_entropy``, ``credit_card``,
+``email``, ``phone``.
 """
 
 from __future__ import annotations

