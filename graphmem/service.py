@@ -215,8 +215,8 @@ class MemoryService:
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else {}
             self.store.apply(plan)
-        return [self._episode_result(p, known, node_for, per_episode, extractions, mentions,
-                                     skipped) for p in prepared]
+        return self._episode_results(prepared, known, node_for, per_episode, extractions,
+                                     mentions, skipped)
 
     def _episode_props(self, p: PreparedEpisode, at: int) -> Row:
         return {"id": p.id, "userId": p.user_id, "createdAt": at, "content": p.content,
@@ -226,23 +226,35 @@ class MemoryService:
                 "forgottenAt": None, "accessCount": 0,
                 "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION}
 
-    def _episode_result(self, p: PreparedEpisode, known: dict[str, Row],
-                        node_for: dict[Claim, str], per_episode: dict[str, list[Statement]],
-                        extractions: dict[str, Extraction],
-                        mentions: dict[str, list[EntityRef]], skipped: dict[str, int],
-                        ) -> EpisodeResult:
-        if p.id in known:
-            return EpisodeResult(episode=episode_from_row(known[p.id]), duplicate=True)
-        rows = self.store.nodes("Episode", p.user_id, [p.id])
-        rel_ids = sorted({node_for[st.claim] for st in per_episode[p.id] if st.claim in node_for})
-        rels = [relation_from_row(r) for r in self.store.nodes("Relation", p.user_id, rel_ids)]
-        ent_ids = sorted({m.id for m in mentions[p.id]})
-        ents = [entity_from_row(r) for r in self.store.nodes("Entity", p.user_id, ent_ids)]
-        ex = extractions[p.id]
-        return EpisodeResult(episode=episode_from_row(rows[0]), duplicate=False,
-                             relations=rels, entities=ents, engine=ex.engine, error=ex.error,
-                             redacted=sorted(set(p.redacted)),
-                             skipped_low_confidence=skipped[p.id])
+    def _episode_results(self, prepared: list[PreparedEpisode], known: dict[str, Row],
+                         node_for: dict[Claim, str], per_episode: dict[str, list[Statement]],
+                         extractions: dict[str, Extraction],
+                         mentions: dict[str, list[EntityRef]], skipped: dict[str, int],
+                         ) -> list[EpisodeResult]:
+        user_id = prepared[0].user_id
+        rel_ids = {p.id: sorted({node_for[st.claim] for st in per_episode[p.id]
+                                 if st.claim in node_for}) for p in prepared}
+        ent_ids = {p.id: sorted({m.id for m in mentions[p.id]}) for p in prepared}
+        # One read per label for the whole batch.
+        episodes = {r["id"]: r for r in self.store.nodes(
+            "Episode", user_id, sorted({p.id for p in prepared}))}
+        rels = {r["id"]: relation_from_row(r) for r in self.store.nodes(
+            "Relation", user_id, sorted({i for ids in rel_ids.values() for i in ids}))}
+        ents = {r["id"]: entity_from_row(r) for r in self.store.nodes(
+            "Entity", user_id, sorted({i for ids in ent_ids.values() for i in ids}))}
+        out = []
+        for p in prepared:
+            if p.id in known:
+                out.append(EpisodeResult(episode=episode_from_row(known[p.id]), duplicate=True))
+                continue
+            ex = extractions[p.id]
+            out.append(EpisodeResult(
+                episode=episode_from_row(episodes[p.id]), duplicate=False,
+                relations=[rels[i] for i in rel_ids[p.id] if i in rels],
+                entities=[ents[i] for i in ent_ids[p.id] if i in ents],
+                engine=ex.engine, error=ex.error, redacted=sorted(set(p.redacted)),
+                skipped_low_confidence=skipped[p.id]))
+        return out
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:

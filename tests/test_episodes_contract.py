@@ -164,3 +164,66 @@ def test_recall_reports_disputes(service: MemoryService, user: str) -> None:
     res = service.recall(RecallIn(user, "where does the user work", kinds=[MemoryKind.RELATION]))
     assert res.conflicts and sorted(res.conflicts[0].ids) == sorted([a.id, b.id])
     assert "Acme" in res.conflicts[0].warning and "Globex" in res.conflicts[0].warning
+
+
+def test_aliases_resolve_to_one_entity_per_user(service: MemoryService, user: str) -> None:
+    service.add_episodes([
+        ep(user, "I use TS for the backend.", "2024-01-01", "a"),
+        ep(user, "I really like TypeScript.", "2024-01-02", "b"),
+        ep(user, "typescript is my favourite language", "2024-01-03", "c"),
+    ])
+    names = [r["name"] for r in service.store.export_nodes("Entity", user, 0, 100)]
+    ts = [n for n in names if n.casefold() in {"ts", "typescript"}]
+    assert ts == ["TypeScript"], names
+    other = user + "-other"
+    service.add_episode(ep(other, "I use TS daily.", "2024-01-01", "x"))
+    mine = {r["id"] for r in service.store.export_nodes("Entity", user, 0, 100)}
+    theirs = {r["id"] for r in service.store.export_nodes("Entity", other, 0, 100)}
+    assert not mine & theirs
+
+
+def test_similar_names_join_an_existing_entity(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.embed import HashingEmbedder
+    from graphmem.inputs import RelationIn
+
+    from .conftest import DIM, make_settings
+
+    svc = MemoryService(make_settings(entity_similarity=0.8), store, HashingEmbedder(DIM),
+                        clock=clock)
+    user = f"sim-{id(clock)}"
+    svc.add_relation(RelationIn(user, "user", "works_at", "Acme Corporation"))
+    svc.add_relation(RelationIn(user, "Acme Corporation.", "based_in", "Porto"))
+    names = sorted(r["name"] for r in svc.store.export_nodes("Entity", user, 0, 100))
+    assert names == ["Acme Corporation", "Porto", "user"]
+
+
+class _FixedExtractor:
+    """Returns the same statements whatever the text: the gate is under test, not a model."""
+
+    name = "fixed"
+
+    def extract(self, messages):  # type: ignore[no-untyped-def]
+        from graphmem.model import ExtractedRelation, Extraction
+
+        return Extraction(engine="rules", relations=[
+            ExtractedRelation(subject="user", predicate="likes", object="Go", confidence=0.3),
+            ExtractedRelation(subject="user", predicate="likes", object="Rust",
+                              confidence=0.9)])
+
+
+def test_low_confidence_statements_are_not_stored(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.embed import HashingEmbedder
+
+    from .conftest import DIM, make_settings
+
+    svc = MemoryService(make_settings(min_confidence=0.6), store, HashingEmbedder(DIM),
+                        clock=clock, extractor=_FixedExtractor())
+    user = f"gate-{id(clock)}"
+    res = svc.add_episode(ep(user, "whatever", "2024-01-01"))
+    assert [r.object for r in res.relations] == ["Rust"]
+    assert res.skipped_low_confidence == 1
+    assert objects_of(svc.relations(user, include_history=True)) == {"Rust"}
+
+
+def objects_of(rels) -> set[str]:  # type: ignore[no-untyped-def]
+    return {r.object for r in rels}
