@@ -105,6 +105,7 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
             plan.update("Relation", rid, {
                 "expiredAt": now, "status": MemoryStatus.SUPERSEDED.value,
                 "statusLog": _append(row.get("statusLog"), [now, MemoryStatus.SUPERSEDED.value]),
+                "aliveLog": _append(row.get("aliveLog") or _alive_log_of(row), [now, 0]),
             })
     if creates:
         vectors = embed([props["statement"] for _, props in creates])
@@ -156,6 +157,7 @@ def _new_props(node: DesiredNode, template: Statement, display: dict[str, tuple[
         "episodeIds": sorted({c.episode_id for c in node.claims if c.episode_id}),
         "claims": json.dumps([c.to_json() for c in _sorted(node.claims)]),
         "untilLog": json.dumps([[now, node.end]]),
+        "aliveLog": json.dumps([[now, 1]]),
         "statusLog": json.dumps([[now, node.status.value]]),
         "accessCount": 0, "schemaVersion": SCHEMA_VERSION,
     }
@@ -168,8 +170,10 @@ def _sorted(claims: list[Claim]) -> list[Claim]:
 def _changes(row: Row, node: DesiredNode, now: int) -> Row:
     changes: Row = {}
     if row.get("expiredAt") is not None:
-        # Wanted again after it had been folded into another node: believed again from now.
+        # Wanted again after it had been folded into another node: believed again from now,
+        # and the alive log keeps the gap so knownAt reads inside it stay exact.
         changes["expiredAt"] = None
+        changes["aliveLog"] = _append(row.get("aliveLog") or _alive_log_of(row), [now, 1])
     if row.get("validUntil") != node.end:
         changes["validUntil"] = node.end
         changes["untilLog"] = _append(row.get("untilLog"), [now, node.end])
@@ -211,8 +215,6 @@ def relation_from_row(row: Row, *, known_at: int | None = None,
     status = MemoryStatus(row.get("status") or "ACTIVE")
     if known_at is not None:
         _, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
-        if row.get("expiredAt") is not None and row["expiredAt"] > known_at:
-            pass  # still believed then: the log says how
         status = status_at(json.loads(row.get("statusLog") or "[]"), known_at) or status
     if row.get("forgottenAt") is not None:
         status = MemoryStatus.FORGOTTEN
@@ -252,15 +254,32 @@ def relation_from_row(row: Row, *, known_at: int | None = None,
 
 def valid_at(row: Row, as_of: int, known_at: int) -> bool:
     """Was the relation valid at ``as_of`` as believed at ``known_at``?"""
-    if row["recordedAt"] > known_at:
-        return False
-    expired = row.get("expiredAt")
-    if expired is not None and expired <= known_at:
+    if not alive_at(row, known_at):
         return False
     known, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
     if not known:
         return False
     return row["validFrom"] <= as_of and (until is None or as_of < until)
+
+
+def alive_at(row: Row, known_at: int) -> bool:
+    """Was the node part of what graphmem believed at system time ``known_at``?"""
+    raw = row.get("aliveLog")
+    log = json.loads(raw) if raw else json.loads(_alive_log_of(row))
+    alive = False
+    for at, flag in log:
+        if at > known_at:
+            break
+        alive = bool(flag)
+    return alive
+
+
+def _alive_log_of(row: Row) -> str:
+    """The alive log implied by recordedAt/expiredAt, for nodes written without one."""
+    log = [[row["recordedAt"], 1]]
+    if row.get("expiredAt") is not None:
+        log.append([row["expiredAt"], 0])
+    return json.dumps(log)
 
 
 def _dt(ms: int) -> datetime:

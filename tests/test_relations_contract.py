@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -186,7 +187,7 @@ def _reference(known: list[tuple[str, int]], t: int) -> set[str]:
     return {o for o, s in known if s == latest}
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=int(os.environ.get("GRAPHMEM_PROP_EXAMPLES", "25")), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(events=st.lists(event_st, min_size=1, max_size=7, unique=True), data=st.data())
 def test_random_histories_match_the_reference_at_random_points(
@@ -214,3 +215,9 @@ def test_random_histories_match_the_reference_at_random_points(
     latest = max(s for _, s in events)
     if len({o for o, s in events if s == latest}) > 1:
         assert {r.status for r in final} == {MemoryStatus.DISPUTED}
+
+
+def test_schema_bootstrap_is_idempotent(store, user: str) -> None:  # type: ignore[no-untyped-def]
+    store.ensure_schema()
+    store.ensure_schema()
+    assert store.count("Relation", user) == (0, 0)

@@ -78,6 +78,9 @@ class Store(Protocol):
     def close(self) -> None:
         """Flush and close; data written before survives a restart."""
 
+    def ensure_schema(self) -> None:
+        """Create constraints and indexes; idempotent (``open`` runs it)."""
+
     def apply(self, plan: WritePlan) -> None:
         """Write the whole plan in one transaction: all of it or nothing."""
 

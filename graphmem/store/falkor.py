@@ -60,7 +60,7 @@ class FalkorStore:
         except Exception as e:
             raise UnavailableError(f"cannot start the embedded store in {self._dir}: {e}") from e
         self._graph = self._db.select_graph(self._graph_name)
-        self._bootstrap()
+        self.ensure_schema()
 
     def close(self) -> None:
         with self._lock:
@@ -72,7 +72,8 @@ class FalkorStore:
                 self._db = None
                 self._graph = None
 
-    def _bootstrap(self) -> None:
+    def ensure_schema(self) -> None:
+        """Create indexes; safe to run again (existing ones are left as they are)."""
         for stmt in self._q.statements("schema", dim=self._dim):
             try:
                 self._graph.query(stmt)

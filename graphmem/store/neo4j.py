@@ -67,6 +67,10 @@ class Neo4jStore:
         except Exception as e:
             raise UnavailableError(f"cannot reach Neo4j at {self._uri}: "
                                    f"{type(e).__name__}") from e
+        self.ensure_schema()
+
+    def ensure_schema(self) -> None:
+        """Constraints and indexes, all ``IF NOT EXISTS``: safe to run again."""
         if self._index_mode == "arcadedb":
             for stmt in self._q.statements("schema"):
                 self._run(stmt, {}, write=True)
