@@ -65,6 +65,15 @@ class EntityRef:
     new: bool
 
 
+@dataclass(slots=True)
+class EntityCache:
+    """Entity look-ups of one write: resolved names, prefetched rows, name vectors."""
+
+    refs: dict[str, EntityRef] = field(default_factory=dict)
+    rows: dict[str, list[Row]] | None = None  # norm -> matching rows, when prefetched
+    vectors: dict[str, list[float]] = field(default_factory=dict)
+
+
 class MemoryService:
     """graphmem's use cases over one store."""
 
@@ -133,7 +142,7 @@ class MemoryService:
         user_id = batch[0].user_id
         with self._write_lock:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
-            cache: dict[str, EntityRef] = {}
+            cache = EntityCache()
             statements = [self._statement(
                 plan, cache, subject=d.subject, predicate=d.predicate, obj=d.object,
                 category=d.category or "fact",
@@ -178,13 +187,21 @@ class MemoryService:
                 if p.id not in known and all(p.id != f.id for f in fresh):
                     fresh.append(p)
             extractions = {p.id: self.extractor.extract(p.messages) for p in fresh}
-            cache: dict[str, EntityRef] = {}
+            cache = EntityCache()
             statements: list[Statement] = []
             per_episode: dict[str, list[Statement]] = defaultdict(list)
             mentions: dict[str, list[EntityRef]] = defaultdict(list)
             skipped: dict[str, int] = defaultdict(int)
             if fresh:
                 vectors = self.embedder.embed([p.content[:2000] for p in fresh])
+            names: dict[str, list[str]] = {}
+            for ex in extractions.values():
+                for ent in ex.entities:
+                    names.setdefault(ent.name, []).extend(ent.aliases)
+                for rel in ex.relations:
+                    names.setdefault(rel.subject, [])
+                    names.setdefault(rel.object, [])
+            self._prefetch_entities(user_id, cache, names)
             for p, vec in zip(fresh, vectors if fresh else [], strict=True):
                 plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
                 ex = extractions[p.id]
@@ -261,7 +278,7 @@ class MemoryService:
             return declared
         return normalize(predicate).replace(" ", "_") in self.settings.exclusive_predicates
 
-    def _statement(self, plan: WritePlan, cache: dict[str, EntityRef], *, subject: str,
+    def _statement(self, plan: WritePlan, cache: EntityCache, *, subject: str,
                    predicate: str, obj: str, category: str, exclusive: bool,
                    valid_from: datetime, valid_until: datetime | None, confidence: float,
                    importance: float, statement: str | None, source_ref: str | None,
@@ -294,14 +311,18 @@ class MemoryService:
             out.update(res.node_for_claim)
         return out
 
-    def _resolve_entity(self, plan: WritePlan, cache: dict[str, EntityRef], name: str,
+    def _resolve_entity(self, plan: WritePlan, cache: EntityCache, name: str,
                         etype: str, aliases: list[str] | None) -> EntityRef:
         """The user's entity for ``name``: by normalised name, alias, or close embedding."""
         norm = normalize(name) or name.strip().casefold()
-        if norm in cache:
-            return cache[norm]
+        if norm in cache.refs:
+            return cache.refs[norm]
         alias_norms = sorted({normalize(a) for a in aliases or [] if normalize(a)} - {norm})
-        found = self.store.entities_by_norm(plan.user_id, [norm, *alias_norms])
+        wanted = [norm, *alias_norms]
+        if cache.rows is not None and all(n in cache.rows for n in wanted):
+            found = list({r["id"]: r for n in wanted for r in cache.rows[n]}.values())
+        else:
+            found = self.store.entities_by_norm(plan.user_id, wanted)
         if found:
             row = sorted(found, key=lambda r: (r["normName"] != norm, r["id"]))[0]
             missing = [a for a in alias_norms if a not in (row.get("aliasNorms") or [])
@@ -312,7 +333,7 @@ class MemoryService:
                     "aliases": sorted({*(row.get("aliases") or []), *(aliases or [])})})
             ref = EntityRef(row["id"], row["name"], False)
         else:
-            vec = self.embedder.embed([name])[0]
+            vec = cache.vectors.get(name) or self.embedder.embed([name])[0]
             ref = None
             threshold = self.settings.entity_similarity
             for hit in self.store.vector_search("Entity", plan.user_id, vec, 3):
@@ -333,10 +354,31 @@ class MemoryService:
                     "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION,
                 }, vec))
                 ref = EntityRef(eid, name, True)
-        cache[norm] = ref
+        cache.refs[norm] = ref
         for a in alias_norms:
-            cache.setdefault(a, ref)
+            cache.refs.setdefault(a, ref)
         return ref
+
+    def _prefetch_entities(self, user_id: str, cache: EntityCache,
+                           names: dict[str, list[str]]) -> None:
+        """One store read for every name (and alias) of a batch, one embedding call for
+        the names not stored yet: the per-name look-ups then hit memory."""
+        norms: dict[str, str] = {}
+        for name, aliases in names.items():
+            for n in (name, *aliases):
+                key = normalize(n) or n.strip().casefold()
+                if key:
+                    norms[key] = n
+        rows = self.store.entities_by_norm(user_id, sorted(norms)) if norms else []
+        cache.rows = {n: [] for n in norms}
+        for row in rows:
+            for n in {row["normName"], *(row.get("aliasNorms") or [])}:
+                if n in cache.rows:
+                    cache.rows[n].append(row)
+        unknown = [name for name in names
+                   if not cache.rows.get(normalize(name) or name.strip().casefold())]
+        if unknown:
+            cache.vectors.update(zip(unknown, self.embedder.embed(unknown), strict=True))
 
     # ------------------------------------------------------------------ reads
 
