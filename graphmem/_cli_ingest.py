@@ -81,7 +81,7 @@ def _item(where: str, rec: Any, user: str, session: str | None) -> Item:
         if not isinstance(msgs, list) or not all(isinstance(m, dict) for m in msgs):
             return Item(where, error="messages: must be a list of {role, content} objects")
         values["messages"] = [MessageIn(role=str(m.get("role") or "user"),
-                                        content=m.get("content"),  # type: ignore[arg-type]
+                                        content=m.get("content"),
                                         name=m.get("name") or m.get("speaker"))
                               for m in msgs]
     if session and "session_id" not in values:

@@ -172,7 +172,8 @@ def _remote_recall(args: argparse.Namespace, as_of: datetime | None,
     variables = {"input": {"userId": args.user, "query": args.query, "limit": args.limit,
                            "asOf": as_of.isoformat() if as_of else None,
                            "knownAt": known_at.isoformat() if known_at else None}}
-    return graphql_request(args.url, query, variables, args.api_key)["recall"]
+    data: dict[str, Any] = graphql_request(args.url, query, variables, args.api_key)["recall"]
+    return data
 
 
 def graphql_request(url: str, query: str, variables: dict[str, Any],
@@ -198,7 +199,8 @@ def graphql_request(url: str, query: str, variables: dict[str, Any],
         raise GraphMemError(f"{err.get('message')} ({(err.get('extensions') or {}).get('code')})")
     if resp.status_code != 200:
         raise GraphMemError(f"{endpoint} answered {resp.status_code}")
-    return body["data"]
+    data: dict[str, Any] = body["data"]
+    return data
 
 
 def _print_items(items: list[dict[str, Any]], conflicts: list[dict[str, Any]],
@@ -260,7 +262,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace, rest: list[str]) -> int:
     try:
-        import graphmem.demo as demo
+        import graphmem.demo as demo  # type: ignore[import-not-found,unused-ignore]
     except ModuleNotFoundError as e:
         if e.name != "graphmem.demo":
             raise

@@ -172,7 +172,7 @@ def validate_export(path: Path) -> str:
             where = f"line {n}"
             try:
                 rec = json.loads(line)
-            except ValueError as e:
+            except json.JSONDecodeError as e:
                 raise InvalidInputError(where, f"not JSON ({e.msg})") from None
             if not isinstance(rec, dict):
                 raise InvalidInputError(where, "must be a JSON object")

@@ -68,7 +68,7 @@ class GraphMemGraphQL(GraphQL):
         return Context.build(self._state.require_service(), self._state.settings,
                              principal=principal, request=request, response=response)
 
-    async def render_graphql_ide(self, request: Request) -> Response:  # type: ignore[override]
+    async def render_graphql_ide(self, request: Request) -> Response:
         return HTMLResponse(_ide_html())
 
 

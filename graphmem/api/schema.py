@@ -176,10 +176,12 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     return GraphMemSchema(
         query=Query, mutation=Mutation, types=[Abstraction],
         config=StrawberryConfig(scalar_map={datetime: DATETIME}),
+        # Factories, not instances: each operation gets its own extension objects (an
+        # instance would be shared, and its execution context overwritten, across requests).
         extensions=[
-            QueryDepthLimiter(max_depth=s.max_query_depth),
-            MaxAliasesLimiter(max_alias_count=s.max_aliases),
-            MaxTokensLimiter(max_token_count=s.max_query_tokens),
+            lambda: QueryDepthLimiter(max_depth=s.max_query_depth),
+            lambda: MaxAliasesLimiter(max_alias_count=s.max_aliases),
+            lambda: MaxTokensLimiter(max_token_count=s.max_query_tokens),
             ClientErrors,
         ])
 
