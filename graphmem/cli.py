@@ -261,14 +261,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, rest: list[str]) -> int:
-    try:
-        import graphmem.demo as demo  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as e:
-        if e.name != "graphmem.demo":
-            raise
-        print("graphmem demo is not available in this build (graphmem.demo is missing).",
-              file=sys.stderr)
-        return 2
+    from graphmem import demo
+
     return int(demo.main(rest) or 0)
 
 

@@ -247,6 +247,19 @@ class Neo4jStore:
                          {"ids": entity_ids, "userId": user_id, "limit": limit})
         return [Hit(r[0], float(r[1])) for r in rows]
 
+    def episode_speakers(self, user_id: str, limit: int) -> list[Row]:
+        """Distinct speakers of the user's episodes with their episode counts."""
+        rows = self._run(self._q.get("episode_speakers"), {"userId": user_id, "limit": limit})
+        return [{"speaker": r[0], "episodes": int(r[1] or 0)} for r in rows]
+
+    def session_context(self, user_id: str, ids: list[str], span_ms: int,
+                        limit: int) -> list[Row]:
+        """Episodes of the same sessions as ``ids``, within ``span_ms`` of them."""
+        if not ids:
+            return []
+        return self._rows("session_context", {"ids": ids, "userId": user_id,
+                                               "spanMs": span_ms, "limit": limit})
+
     def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]:
         if not relation_ids:
             return []
