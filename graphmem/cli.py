@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -29,7 +28,6 @@ from graphmem.settings import Settings
 
 log = logging.getLogger("graphmem.cli")
 
-LOCK_NAME = ".graphmem.lock"
 
 
 # --------------------------------------------------------------------------- settings & store
@@ -45,46 +43,15 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 @contextlib.contextmanager
-def data_dir_lock(settings: Settings) -> Iterator[None]:
-    """Hold the embedded data directory for this process (released when it exits)."""
-    if settings.store != "embedded":
-        yield
-        return
-    data_dir = Path(settings.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / LOCK_NAME
-    with open(path, "a+", encoding="utf-8") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            holder = f.read().strip() or "another process"
-            raise GraphMemError(
-                f"the data directory {data_dir} is in use by {holder}; stop it, or talk to "
-                f"the running server with --url") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"graphmem pid {os.getpid()}\n")
-        f.flush()
-        try:
-            yield
-        finally:
-            f.seek(0)
-            f.truncate()
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-@contextlib.contextmanager
 def open_service(settings: Settings) -> Iterator[Any]:
     from graphmem.bootstrap import build_service
 
-    with data_dir_lock(settings):
-        service = build_service(settings)
-        service.open()
-        try:
-            yield service
-        finally:
-            service.close()
+    service = build_service(settings)
+    service.open()  # the embedded store takes the data directory's lock here
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 # --------------------------------------------------------------------------- commands
@@ -96,27 +63,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from graphmem.api.app import create_app
 
     settings = settings_from(args)
-    with data_dir_lock(settings):
-        app = create_app(settings)
-        where = (f"data dir {Path(settings.data_dir).resolve()}" if settings.store == "embedded"
-                 else settings.neo4j_uri)
-        print(f"graphmem {__version__}: http://{settings.host}:{settings.port}/graphql "
-              f"(store: {settings.store}, {where}, embedder: {settings.embedder})",
-              file=sys.stderr, flush=True)
-        # uvicorn turns SIGTERM/SIGINT into a graceful shutdown: in-flight requests finish,
-        # then the lifespan closes the store (which saves it).
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on",
-                                log_level=args.log_level, timeout_graceful_shutdown=15,
-                                access_log=args.access_log)
-        server = uvicorn.Server(config)
-        # uvicorn re-raises the signal that stopped it once it has shut down; a SIGTERM that
-        # ended in a clean shutdown is a normal exit (status 0) for process supervisors.
-        previous = signal.signal(signal.SIGTERM, lambda *_: None)
-        try:
-            server.run()
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-        return 0 if server.started else 1
+    app = create_app(settings)
+    where = (f"data dir {Path(settings.data_dir).resolve()}" if settings.store == "embedded"
+             else settings.neo4j_uri)
+    print(f"graphmem {__version__}: http://{settings.host}:{settings.port}/graphql "
+          f"(store: {settings.store}, {where}, embedder: {settings.embedder})",
+          file=sys.stderr, flush=True)
+    # uvicorn turns SIGTERM/SIGINT into a graceful shutdown: in-flight requests finish,
+    # then the lifespan closes the store (which saves it).
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, lifespan="on",
+                            log_level=args.log_level, timeout_graceful_shutdown=15,
+                            access_log=args.access_log)
+    server = uvicorn.Server(config)
+    # uvicorn re-raises the signal that stopped it once it has shut down; a SIGTERM that
+    # ended in a clean shutdown is a normal exit (status 0) for process supervisors.
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        server.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return 0 if server.started else 1
 
 
 def cmd_schema(args: argparse.Namespace) -> int:

@@ -397,27 +397,24 @@ def main(argv: list[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    from graphmem.cli import data_dir_lock
-
     try:
         with _data_dir(args) as path:
             settings = Settings(store="embedded", data_dir=path, embedder=args.embedder)
             progress(f"graphmem demo: embedded store in {path}, embedder {args.embedder}")
             clock = ReplayClock()
-            with data_dir_lock(settings):
-                service = build_demo_service(settings, clock)
-                service.open()
-                try:
-                    n = len(turns())
-                    progress(f"loading {n} episodes and {len(DIRECT_RELATIONS)} direct "
-                             f"relations for user '{USER_ID}' (2023 -> {TODAY:%Y-%m-%d}) ...")
-                    summary = load_history(service, clock, progress=progress)
-                    progress(f"loaded {summary.episodes} episodes ({summary.extracted} "
-                             f"relations extracted) and {summary.direct} direct relations "
-                             f"in {summary.seconds:.1f} s; today is {TODAY:%Y-%m-%d}")
-                    answers = ask(service)
-                finally:
-                    service.close()
+            service = build_demo_service(settings, clock)
+            service.open()
+            try:
+                n = len(turns())
+                progress(f"loading {n} episodes and {len(DIRECT_RELATIONS)} direct "
+                         f"relations for user '{USER_ID}' (2023 -> {TODAY:%Y-%m-%d}) ...")
+                summary = load_history(service, clock, progress=progress)
+                progress(f"loaded {summary.episodes} episodes ({summary.extracted} "
+                         f"relations extracted) and {summary.direct} direct relations "
+                         f"in {summary.seconds:.1f} s; today is {TODAY:%Y-%m-%d}")
+                answers = ask(service)
+            finally:
+                service.close()
             print(render(answers), flush=True)
             if args.keep or args.data_dir is not None:
                 progress(f"data kept in {path}; try:\n  graphmem recall \"where does Ana "

@@ -8,20 +8,37 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from graphmem.embed import Embedder
+from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
 from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_id
-from graphmem.model import (SCHEMA_VERSION, Entity, Episode, Extraction, MemoryStatus,
-                            Relation, from_ms, make_id, normalize, to_ms, utcnow)
+from graphmem.model import (
+    SCHEMA_VERSION,
+    Entity,
+    Episode,
+    Extraction,
+    MemoryStatus,
+    Relation,
+    from_ms,
+    make_id,
+    normalize,
+    to_ms,
+    utcnow,
+)
 from graphmem.recall import AccessTracker, Recaller, RecallResult
-from graphmem.relations import (Statement, default_statement, group_key, reconcile_group,
-                                relation_from_row, valid_at)
+from graphmem.relations import (
+    Statement,
+    default_statement,
+    group_key,
+    reconcile_group,
+    relation_from_row,
+    valid_at,
+)
 from graphmem.settings import Settings
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 from graphmem.temporal import Claim
@@ -140,6 +157,9 @@ class MemoryService:
         if len(users) > 1:
             raise InvalidInputError("inputs", "a batch belongs to one userId")
         user_id = batch[0].user_id
+        self._warm_embeddings([t for d in batch for t in (
+            d.subject, d.object, d.statement or default_statement(d.subject, d.predicate,
+                                                                  d.object))])
         with self._write_lock:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             cache = EntityCache()
@@ -177,23 +197,28 @@ class MemoryService:
         if len({p.user_id for p in prepared}) > 1:
             raise InvalidInputError("inputs", "a batch belongs to one userId")
         user_id = prepared[0].user_id
-        now = self.clock()
+        # The slow, read-only work happens before the write lock: extraction (maybe an LLM
+        # call), embedding the episodes, and warming the embedding cache with the names and
+        # statements the write will most likely need.
+        seen = {r["id"] for r in self.store.nodes("Episode", user_id, [p.id for p in prepared])}
+        todo = list({p.id: p for p in prepared if p.id not in seen}.values())
+        extractions = {p.id: self.extractor.extract(p.messages) for p in todo}
+        contents = {p.id: vec for p, vec in zip(
+            todo, self.embedder.embed([p.content[:2000] for p in todo]) if todo else [],
+            strict=True)}
+        self._warm_embeddings(self._texts_of(extractions.values()))
         with self._write_lock:
+            now = self.clock()
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
                                                            [p.id for p in prepared])}
-            fresh: list[PreparedEpisode] = []
-            for p in prepared:
-                if p.id not in known and all(p.id != f.id for f in fresh):
-                    fresh.append(p)
-            extractions = {p.id: self.extractor.extract(p.messages) for p in fresh}
+            fresh = [p for p in todo if p.id not in known]  # another writer may have won
             cache = EntityCache()
             statements: list[Statement] = []
             per_episode: dict[str, list[Statement]] = defaultdict(list)
             mentions: dict[str, list[EntityRef]] = defaultdict(list)
             skipped: dict[str, int] = defaultdict(int)
-            if fresh:
-                vectors = self.embedder.embed([p.content[:2000] for p in fresh])
+            vectors = [contents[p.id] for p in fresh]
             names: dict[str, list[str]] = {}
             for ex in extractions.values():
                 for ent in ex.entities:
@@ -202,7 +227,7 @@ class MemoryService:
                     names.setdefault(rel.subject, [])
                     names.setdefault(rel.object, [])
             self._prefetch_entities(user_id, cache, names)
-            for p, vec in zip(fresh, vectors if fresh else [], strict=True):
+            for p, vec in zip(fresh, vectors, strict=True):
                 plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
                 ex = extractions[p.id]
                 aliases = {e.name: e.aliases for e in ex.entities if e.aliases}
@@ -234,6 +259,21 @@ class MemoryService:
             self.store.apply(plan)
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
+
+    def _warm_embeddings(self, texts: list[str]) -> None:
+        """Embed ahead of the write lock; the cache then answers the calls inside it."""
+        if texts and isinstance(self.embedder, CachedEmbedder):
+            self.embedder.embed(list(dict.fromkeys(texts)))
+
+    @staticmethod
+    def _texts_of(extractions: Iterable[Extraction]) -> list[str]:
+        texts: list[str] = []
+        for ex in extractions:
+            texts.extend(e.name for e in ex.entities)
+            for rel in ex.relations:
+                texts.extend([rel.subject, rel.object, rel.statement or default_statement(
+                    rel.subject, rel.predicate, rel.object)])
+        return texts
 
     def _episode_props(self, p: PreparedEpisode, at: int) -> Row:
         return {"id": p.id, "userId": p.user_id, "createdAt": at, "content": p.content,

