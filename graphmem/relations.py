@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.model import (SCHEMA_VERSION, MemoryStatus, Relation, from_ms, make_id,
-                            normalize)
+from graphmem.model import SCHEMA_VERSION, MemoryStatus, Relation, from_ms, make_id, normalize
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 from graphmem.temporal import Claim, DesiredNode, confidence_of, desired_nodes, status_at, until_at
 
