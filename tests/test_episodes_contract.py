@@ -227,3 +227,32 @@ def test_low_confidence_statements_are_not_stored(store, clock) -> None:  # type
 
 def objects_of(rels) -> set[str]:  # type: ignore[no-untyped-def]
     return {r.object for r in rels}
+
+
+def test_access_counts_are_batched_not_written_per_read(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.embed import HashingEmbedder
+
+    from .conftest import DIM, make_settings
+
+    svc = MemoryService(make_settings(access_flush_count=1000, access_flush_s=3600), store,
+                        HashingEmbedder(DIM), clock=clock)
+    user = f"access-{id(clock)}"
+    svc.add_episode(ep(user, "I live in Porto.", "2024-01-01", "p1"))
+    calls: list[int] = []
+    real = store.bump_access
+
+    def counting(label, rows):  # type: ignore[no-untyped-def]
+        calls.append(len(rows))
+        return real(label, rows)
+
+    store.bump_access = counting
+    try:
+        for _ in range(3):
+            res = svc.recall(RecallIn(user, "where do I live", kinds=[MemoryKind.EPISODE]))
+        assert res.items and calls == []  # nothing written on the read path
+        svc.access.flush()
+        assert calls  # one batched write per label
+        row = svc.store.nodes("Episode", user, [res.items[0].id])[0]
+        assert row["accessCount"] == 3
+    finally:
+        del store.bump_access
