@@ -17,7 +17,6 @@ from graphmem.relations import relation_from_row, valid_at
 from graphmem.service import MemoryService, entity_from_row, episode_from_row
 from graphmem.store.base import Row
 
-_SCAN_CHUNK = 1000
 # Direct neighbours only: expand() reports entity-relation distance, 1 = subject or object.
 _DIRECT = 1.0
 
@@ -111,12 +110,12 @@ class Readers:
                       include_forgotten: bool = False) -> Page[Episode]:
         """A user's episodes in event-time order (oldest first), optionally of one session."""
         check_page(limit, offset)
-        rows = [r for r in self._scan("Episode", user_id)
-                if (session_id is None or (r.get("sessionId") or "default") == session_id)
-                and (include_forgotten or r.get("forgottenAt") is None)]
+        total, ids = self.store.page_episodes(user_id, session_id=session_id,
+                                              with_forgotten=include_forgotten,
+                                              offset=offset, limit=limit)
+        rows = self.store.nodes("Episode", user_id, ids)
         rows.sort(key=lambda r: (r.get("occurredAt") or 0, r["id"]))
-        return Page([episode_from_row(r) for r in rows[offset:offset + limit]], len(rows),
-                    limit, offset)
+        return Page([episode_from_row(r) for r in rows], total, limit, offset)
 
     def entities_page(self, user_id: str, *, name: str | None, limit: int, offset: int,
                       include_forgotten: bool = False) -> Page[Entity]:
@@ -125,25 +124,10 @@ class Readers:
         needle = normalize(name) if name else ""
         if name is not None and not needle:
             raise InvalidInputError("name", "must contain a letter or digit")
-        rows = []
-        for r in self._scan("Entity", user_id):
-            if not include_forgotten and r.get("forgottenAt") is not None:
-                continue
-            if needle and needle not in (r.get("normName") or "") and not any(
-                    needle in a for a in r.get("aliasNorms") or []):
-                continue
-            rows.append(r)
-        # Exact name first, then by name.
-        rows.sort(key=lambda r: (r.get("normName") != needle, r.get("normName") or "", r["id"]))
-        return Page([entity_from_row(r) for r in rows[offset:offset + limit]], len(rows),
-                    limit, offset)
+        total, ids = self.store.page_entities(user_id, needle=needle or None,
+                                              with_forgotten=include_forgotten,
+                                              offset=offset, limit=limit)
+        order = {i: n for n, i in enumerate(ids)}
+        rows = sorted(self.store.nodes("Entity", user_id, ids), key=lambda r: order[r["id"]])
+        return Page([entity_from_row(r) for r in rows], total, limit, offset)
 
-    def _scan(self, label: str, user_id: str) -> list[Row]:
-        out: list[Row] = []
-        skip = 0
-        while True:
-            chunk = self.store.export_nodes(label, user_id, skip, _SCAN_CHUNK)
-            out.extend(chunk)
-            if len(chunk) < _SCAN_CHUNK:
-                return out
-            skip += _SCAN_CHUNK

@@ -256,3 +256,20 @@ def test_access_counts_are_batched_not_written_per_read(store, clock) -> None:  
         assert row["accessCount"] == 3
     finally:
         del store.bump_access
+
+
+def test_paged_listings_come_from_the_store(service: MemoryService, user: str) -> None:
+    service.add_episodes([ep(user, f"note number {i}", f"2024-01-{i + 1:02d}", f"n{i}",
+                             session_id="s1" if i < 4 else "s2") for i in range(6)])
+    total, ids = service.store.page_episodes(user, session_id=None, with_forgotten=False,
+                                             offset=2, limit=3)
+    rows = {r["id"]: r for r in service.store.nodes("Episode", user, ids)}
+    assert total == 6 and [rows[i]["sourceRef"] for i in ids] == ["n2", "n3", "n4"]
+    total, ids = service.store.page_episodes(user, session_id="s2", with_forgotten=False,
+                                             offset=0, limit=10)
+    assert total == 2
+    service.add_episode(ep(user, "I use TypeScript and I live in Porto.", "2024-02-01"))
+    total, ids = service.store.page_entities(user, needle="typescript", with_forgotten=False,
+                                             offset=0, limit=10)
+    names = [r["name"] for r in service.store.nodes("Entity", user, ids)]
+    assert total == 1 and names == ["TypeScript"]

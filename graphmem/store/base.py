@@ -107,6 +107,14 @@ class Store(Protocol):
 
     def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]: ...
 
+    def page_episodes(self, user_id: str, *, session_id: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        """(total, ids of one page) of a user's episodes in event-time order."""
+
+    def page_entities(self, user_id: str, *, needle: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        """(total, ids of one page) of a user's entities matching ``needle``."""
+
     def count(self, label: str, user_id: str) -> tuple[int, int]: ...
 
     def relation_status_counts(self, user_id: str) -> dict[str, int]: ...

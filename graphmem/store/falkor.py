@@ -264,6 +264,20 @@ class FalkorStore:
         return self._rows("session_context", {"ids": ids, "userId": user_id,
                                                "spanMs": span_ms, "limit": limit})
 
+    def page_episodes(self, user_id: str, *, session_id: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        rows = self._query(self._q.get("page_episodes"), {
+            "userId": user_id, "sessionId": session_id, "withForgotten": with_forgotten,
+            "offset": offset, "limit": limit})
+        return (int(rows[0][0]), list(rows[0][1] or [])) if rows else (0, [])
+
+    def page_entities(self, user_id: str, *, needle: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        rows = self._query(self._q.get("page_entities"), {
+            "userId": user_id, "needle": needle, "withForgotten": with_forgotten,
+            "offset": offset, "limit": limit})
+        return (int(rows[0][0]), list(rows[0][1] or [])) if rows else (0, [])
+
     def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]:
         if not relation_ids:
             return []

@@ -28,7 +28,7 @@ REQUIRED = (
     "entities_by_norm", "vector_search", "fulltext_search",
     "expand", "episode_mentions", "evidence_of",
     "count_nodes", "count_relations_by_status", "bump_access",
-    "export_nodes", "export_edges",
+    "export_nodes", "export_edges", "page_episodes", "page_entities",
 )
 
 EDGE_TYPES = ("SUBJECT_OF", "OBJECT", "EVIDENCED_BY", "MENTIONS", "SUPERSEDES",
