@@ -17,9 +17,6 @@ from graphmem.relations import relation_from_row, valid_at
 from graphmem.service import MemoryService, entity_from_row, episode_from_row
 from graphmem.store.base import Row
 
-# Direct neighbours only: expand() reports entity-relation distance, 1 = subject or object.
-_DIRECT = 1.0
-
 
 @dataclass(slots=True)
 class Page[T]:
@@ -83,8 +80,8 @@ class Readers:
         now = self.service.clock()
         k = to_ms(known_at or now) or 0
         t = to_ms(as_of or now) or 0
-        hits = self.store.expand(user_id, entity_ids, limit * len(entity_ids) * 4 + 50)
-        rel_ids = [h.id for h in hits if h.score <= _DIRECT]
+        rel_ids = [r["id"] for r in self.store.adjacent(user_id, entity_ids,
+                                                         limit * len(entity_ids) * 4 + 50)]
         rows = self.store.nodes("Relation", user_id, rel_ids)
         keep: list[Row] = []
         for r in rows:

@@ -163,6 +163,8 @@ class MemoryService:
         with self._write_lock:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             cache = EntityCache()
+            self._prefetch_entities(user_id, cache, {n: [] for d in batch
+                                                     for n in (d.subject, d.object)})
             statements = [self._statement(
                 plan, cache, subject=d.subject, predicate=d.predicate, obj=d.object,
                 category=d.category or "fact",

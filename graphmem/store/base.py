@@ -7,6 +7,7 @@ as epoch milliseconds, no embeddings).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -67,6 +68,36 @@ class Hit:
     score: float
 
 
+# Entities in more relations than this are hubs (the user themself, "project"): expanding
+# through them reaches everything and says nothing, so graph expansion skips them.
+HUB_DEGREE = 64
+
+
+def expand_from(degrees: Callable[[list[str]], dict[str, int]],
+                adjacent: Callable[[list[str], int], list[Row]],
+                entity_ids: list[str], limit: int) -> list[Hit]:
+    """Relations one and two relation-hops from the seed entities, hubs left out.
+
+    Scores are path lengths (1 for a relation of a seed, 3 for one of a neighbour) so the
+    caller can rank by closeness. Two bounded steps instead of one variable-length match,
+    whose paths through a hub grow with the whole graph.
+    """
+    deg = degrees(entity_ids)
+    seeds = [i for i in entity_ids if deg.get(i, 0) <= HUB_DEGREE]
+    hits: dict[str, float] = {}
+    first = adjacent(seeds, limit) if seeds else []
+    for row in first:
+        hits.setdefault(row["id"], 1.0)
+    nxt = sorted({e for row in first for e in (row.get("subjectId"), row.get("objectId"))
+                  if e and e not in set(entity_ids)})
+    if nxt and len(hits) < limit:
+        deg2 = degrees(nxt)
+        seeds2 = [i for i in nxt if deg2.get(i, 0) <= HUB_DEGREE]
+        for row in adjacent(seeds2, limit) if seeds2 else []:
+            hits.setdefault(row["id"], 3.0)
+    return [Hit(i, h) for i, h in sorted(hits.items(), key=lambda kv: (kv[1], kv[0]))][:limit]
+
+
 class Store(Protocol):
     """A graph store. Every read and write is scoped to one ``user_id``."""
 
@@ -102,6 +133,9 @@ class Store(Protocol):
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]: ...
 
     def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
+
+    def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
+        """Relations (id, subjectId, objectId) whose subject or object is a given entity."""
 
     def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
 

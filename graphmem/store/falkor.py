@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import GraphMemError, UnavailableError
-from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
+from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, expand_from
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -240,9 +240,20 @@ class FalkorStore:
     def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
         if not entity_ids:
             return []
-        rows = self._query(self._q.get("expand"),
+
+        def degrees(ids: list[str]) -> dict[str, int]:
+            rows = self._query(self._q.get("entity_degrees"), {"ids": ids, "userId": user_id})
+            return {r[0]: int(r[1]) for r in rows}
+
+        return expand_from(degrees, lambda ids, k: self.adjacent(user_id, ids, k),
+                           entity_ids, limit)
+
+    def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
+        if not entity_ids:
+            return []
+        rows = self._query(self._q.get("adjacent_relations"),
                            {"ids": entity_ids, "userId": user_id, "limit": limit})
-        return [Hit(r[0], float(r[1])) for r in rows]
+        return [{"id": r[0], "subjectId": r[1], "objectId": r[2]} for r in rows]
 
     def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
         if not entity_ids:

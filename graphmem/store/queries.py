@@ -26,7 +26,7 @@ REQUIRED = (
     "link", "expire_links",
     "nodes_by_ids", "relation_group", "relations", "chain_edges",
     "entities_by_norm", "vector_search", "fulltext_search",
-    "expand", "episode_mentions", "evidence_of",
+    "entity_degrees", "adjacent_relations", "episode_mentions", "evidence_of",
     "count_nodes", "count_relations_by_status", "bump_access",
     "export_nodes", "export_edges", "page_episodes", "page_entities",
 )
