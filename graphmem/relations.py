@@ -41,6 +41,19 @@ def group_key(user_id: str, subject: str, predicate: str, category: str, exclusi
     return make_id("grp", user_id, normalize(subject), normalize(predicate), slot)
 
 
+def embedding_text(statement: str, category: str) -> str:
+    """What a relation is embedded as: its statement plus the slot it fills, so "what editor
+    does she use?" finds "Ana uses Neovim" (category ``tool:editor``)."""
+    slot = category.split(":", 1)[1] if ":" in category else category
+    if normalize(slot) in _GENERIC_CATEGORIES:
+        return statement
+    return f"{statement} ({slot.replace('_', ' ')})"
+
+
+_GENERIC_CATEGORIES = {"", "fact", "preference", "tool", "identity", "work", "lesson", "goal",
+                       "plan", "event"}
+
+
 def default_statement(subject: str, predicate: str, obj: str) -> str:
     return f"{subject} {predicate.replace('_', ' ')} {obj}"
 
@@ -107,7 +120,8 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
                 "aliveLog": _append(row.get("aliveLog") or _alive_log_of(row), [now, 0]),
             })
     if creates:
-        vectors = embed([props["statement"] for _, props in creates])
+        vectors = embed([embedding_text(props["statement"], props["category"])
+                         for _, props in creates])
         for (node, props), vec in zip(creates, vectors, strict=True):
             props["embeddingModel"] = embedding_model
             plan.relations.append(NodeWrite(node.id, props, vec))
