@@ -1,21 +1,39 @@
 """Recall: vector + full-text + graph candidates, filtered in time, fused, explained.
 
-Template: validate -> gather candidates (per kind, from the stores' indexes, then graph
-expansion from the entities those hits touch) -> load and filter on both time axes ->
-fuse (reciprocal-rank fusion, then recency / frequency / importance terms) -> apply
-per-kind quotas -> attach provenance and conflicts.
+Template: validate -> read the question (time window, when-question, the names of people
+who speak in this memory) -> gather candidates (per kind, from the stores' indexes, then
+graph expansion from the entities those hits touch) -> load and filter on both time axes ->
+fuse (weighted reciprocal-rank fusion) -> conversational context (turns next to strong hits
+inherit part of their score) -> recency / frequency / importance / time terms -> per-kind
+quotas -> provenance and conflicts.
+
+Why the question is rewritten before searching: a person's name in a question ("When did
+Caroline go to the support group?") pulls both the vector and the full-text search towards
+the turns where *someone else* addresses Caroline ("Wow, Caroline!"), while the answer is in
+Caroline's own words. So names of known speakers are taken out of the search text and used
+as a filter-like bonus on who said it (or, for relations, who they are about) instead;
+function words are dropped from the full-text query, which is an OR of words.
+
+Why neighbours: an answer often leans on the turn before it ("How long have you had
+them?" - "Three years now!"); the topical words are in one turn and the fact in the next.
+
+The weights are data (``RecallTuning``); ``ABLATIONS`` names presets that switch one stage
+off each, so a benchmark can show what every stage buys.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
+import re
 import threading
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from graphmem.errors import GraphMemError
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.relations import relation_from_row, valid_at
@@ -23,17 +41,77 @@ from graphmem.store.base import Hit, Row, Store
 from graphmem.temporal import until_at
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
+log = logging.getLogger(__name__)
+
 LABEL = {MemoryKind.EPISODE: "Episode", MemoryKind.ENTITY: "Entity",
          MemoryKind.RELATION: "Relation", MemoryKind.ABSTRACTION: "Abstraction"}
 RRF_K = 60
 DAY_MS = 86_400_000
 
-# How much each candidate source counts in the fusion (graph hits are a weaker signal).
-SOURCE_WEIGHT = {"vector": 1.0, "fulltext": 1.0, "graph": 0.6}
 # Kind priors: statements and conclusions condense what episodes say (seed: procedural >
 # semantic > episodic), but an episode is the evidence, so the spread is small.
 KIND_WEIGHT = {MemoryKind.ABSTRACTION: 1.1, MemoryKind.RELATION: 1.05,
                MemoryKind.EPISODE: 1.0, MemoryKind.ENTITY: 0.7}
+
+
+@dataclass(frozen=True, slots=True)
+class RecallTuning:
+    """How recall ranks, as data. The defaults are the service's behaviour."""
+
+    #: weights of the candidate lists in the reciprocal-rank fusion
+    vector_weight: float = 1.0
+    fulltext_weight: float = 0.4
+    graph_weight: float = 0.3  # relations reached from the entities the hits touch
+    #: episodes that mention those entities: off by default, since a mention is what the
+    #: full-text search already found, minus who said it (it cost 4 points of R@10 on LoCoMo)
+    graph_episode_weight: float = 0.0
+    #: rank each search's hits of all kinds together (else per kind, then fused)
+    rank_across_kinds: bool = True
+    #: match names in the question against the people who speak in this memory
+    speakers: bool = True
+    #: take matched names out of the search text (they pull towards turns addressing them)
+    strip_names: bool = True
+    #: cosine bonus / full-text factor for memories by (or about) a named person
+    speaker_vector_bonus: float = 0.1
+    speaker_text_factor: float = 1.0
+    #: drop function words from the full-text query
+    stopwords: bool = True
+    #: when-questions: episodes that state a time ("last week", "in May") x (1 + this)
+    time_boost: float = 0.5
+    #: a question's time window: episodes inside x (1 + inside), outside x (1 + outside)
+    window_inside: float = 1.0
+    window_outside: float = -0.6
+    #: people tell of an event after it: an episode up to this many days after the window
+    #: (at most the window's own length) still counts as inside
+    window_grace_days: float = 14.0
+    #: "how long..." questions ask for a time too (the time boost applies)
+    duration_questions: bool = True
+    #: conversational context: turns next to the top ``context_seeds`` episodes inherit
+    #: ``context_weight`` (and, for when-questions, ``context_time_weight`` more when they
+    #: state a time) of the best neighbour's fused score
+    context: bool = True
+    context_seeds: int = 20
+    context_weight: float = 0.3
+    context_time_weight: float = 0.6
+    #: how far (ms) from a seed a same-session episode may be to count as its neighbour
+    context_span_ms: int = 6 * 3_600_000
+    #: access counts: a tie-breaker, not a popularity loop (x (1 + w * min(log1p(n), 5)))
+    frequency_weight: float = 0.01
+
+
+DEFAULT_TUNING = RecallTuning()
+
+#: One stage off each, for ablation benchmarks (``bench/locomo.py --ablate``).
+ABLATIONS: dict[str, RecallTuning] = {
+    "full": DEFAULT_TUNING,
+    "-speakers": replace(DEFAULT_TUNING, speakers=False),
+    "-strip names": replace(DEFAULT_TUNING, strip_names=False),
+    "-stopwords": replace(DEFAULT_TUNING, stopwords=False),
+    "-context": replace(DEFAULT_TUNING, context=False),
+    "-time boost": replace(DEFAULT_TUNING, time_boost=0.0, context_time_weight=0.0),
+    "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
+    "fulltext=vector": replace(DEFAULT_TUNING, fulltext_weight=1.0),
+}
 
 
 @dataclass(slots=True)
@@ -53,6 +131,8 @@ class Scores:
     frequency: float = 0.0
     temporal: float = 0.0
     fused: float = 0.0
+    speaker: float = 0.0  # 1.0 when said by (or about) a person the question names
+    context: float = 0.0  # what the item inherited from its neighbours in the conversation
 
 
 @dataclass(slots=True)
@@ -85,7 +165,12 @@ class RecallResult:
 
 
 class AccessTracker:
-    """Access counts kept in memory and flushed in batches (no write per read)."""
+    """Access counts kept in memory and flushed in batches (no write per read).
+
+    A flush that falls due during a recall runs on a background thread, so the reader does
+    not wait for the write; ``flush()`` itself is synchronous and first waits for a
+    background flush still running (``close`` relies on that).
+    """
 
     def __init__(self, store: Store, every_s: float = 60.0, every_n: int = 100) -> None:
         self._store = store
@@ -95,6 +180,7 @@ class AccessTracker:
         self._count = 0
         self._last = time.monotonic()
         self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
 
     def touch(self, label: str, ids: list[str], at_ms: int) -> None:
         with self._lock:
@@ -105,10 +191,25 @@ class AccessTracker:
             self._count += len(ids)
             due = (self._count >= self._every_n
                    or time.monotonic() - self._last >= self._every_s)
-        if due:
-            self.flush()
+            if due and (self._worker is None or not self._worker.is_alive()):
+                self._worker = threading.Thread(target=self._flush_quietly, daemon=True,
+                                                name="graphmem-access-flush")
+                self._worker.start()
+
+    def _flush_quietly(self) -> None:
+        try:
+            self._write()
+        except GraphMemError as e:  # counts are a ranking hint: losing a batch is fine
+            log.warning("access counts not written: %s", e)
 
     def flush(self) -> None:
+        """Write the pending counts now (after any background flush has finished)."""
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join()
+        self._write()
+
+    def _write(self) -> None:
         with self._lock:
             pending, self._pending = self._pending, {}
             self._count = 0
@@ -120,59 +221,62 @@ class AccessTracker:
             self._store.bump_access(label, rows)
 
 
+@dataclass(slots=True)
+class _Candidates:
+    """What the searches found: ranks per source, raw scores, labels and loaded rows."""
+
+    ranks: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+    raw: dict[str, Scores] = field(default_factory=lambda: defaultdict(Scores))
+    label_of: dict[str, str] = field(default_factory=dict)
+    rows: dict[str, Row] = field(default_factory=dict)
+    hits: dict[tuple[str, str], list[Hit]] = field(default_factory=dict)  # (label, source)
+
+    def note(self, label: str, hit: Hit, rank: int, source: str) -> None:
+        self.label_of.setdefault(hit.id, label)
+        if source not in self.ranks[hit.id]:
+            self.ranks[hit.id][source] = rank
+            setattr(self.raw[hit.id], source, round(float(hit.score), 6))
+
+
 class Recaller:
     """Runs recall queries for the service."""
 
-    def __init__(self, store: Store, embed_one, tracker: AccessTracker | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, store: Store, embed_one, tracker: AccessTracker | None = None,  # type: ignore[no-untyped-def]
+                 tuning: RecallTuning | None = None) -> None:
         self.store = store
         self.embed_one = embed_one
         self.tracker = tracker
+        self.tuning = tuning or DEFAULT_TUNING
 
     def recall(self, q: RecallIn, now: datetime) -> RecallResult:
         started = time.perf_counter()
+        t = self.tuning
         reference = q.reference_time or now
         window = _window(q, reference)
         known_at = to_ms(q.known_at or now) or 0
         as_of = to_ms(q.as_of) if q.as_of is not None else None
         kinds = list(q.kinds or [MemoryKind.EPISODE, MemoryKind.RELATION, MemoryKind.ENTITY,
                                  MemoryKind.ABSTRACTION])
-        text = strip_window(q.query, window) if window else q.query
-        when = is_when_question(q.query)
+        text = (strip_window(q.query, window) if window else q.query) or q.query
+        when = is_when_question(q.query) or (t.duration_questions
+                                             and _DURATION_QUESTION.search(q.query) is not None)
         cand = max(q.limit * 4, 40)
 
-        vector = self.embed_one(text or q.query)
-        ranks: dict[str, dict[str, int]] = defaultdict(dict)  # id -> source -> rank
-        raw: dict[str, Scores] = defaultdict(Scores)
-        label_of: dict[str, str] = {}
-        search_labels = {LABEL[k] for k in kinds} | {"Entity"}
-        for label in sorted(search_labels):
-            for rank, hit in enumerate(self.store.vector_search(label, q.user_id, vector, cand)):
-                _note(ranks, raw, label_of, label, hit, rank, "vector")
-            for rank, hit in enumerate(self.store.fulltext_search(label, q.user_id, q.query,
-                                                                  cand)):
-                _note(ranks, raw, label_of, label, hit, rank, "fulltext")
+        names = self._named_speakers(q.user_id, text) if t.speakers else []
+        search = _without_names(text, names) if names and t.strip_names else text
+        words = _content_words(search) if t.stopwords else search
 
-        # Graph expansion from the entities the direct hits touch.
-        if q.hops > 0:
-            seeds = [i for i in _top(ranks, label_of, "Entity", 8)]
-            rel_seeds = [i for i in _top(ranks, label_of, "Relation", 8)]
-            if rel_seeds:
-                for row in self.store.nodes("Relation", q.user_id, rel_seeds):
-                    seeds.extend([row.get("subjectId"), row.get("objectId")])
-            seeds = [s for s in dict.fromkeys(seeds) if s]
-            if MemoryKind.RELATION in kinds:
-                for rank, hit in enumerate(self.store.expand(q.user_id, seeds, cand)):
-                    if hit.score <= 2 * q.hops - 1:
-                        _note(ranks, raw, label_of, "Relation",
-                              Hit(hit.id, 1.0 / hit.score), rank, "graph")
-            if MemoryKind.EPISODE in kinds:
-                for rank, hit in enumerate(self.store.episode_mentions(q.user_id, seeds, cand)):
-                    _note(ranks, raw, label_of, "Episode", hit, rank, "graph")
+        c = self._gather(q, kinds, search, words, cand)
+        c.rows = self._load(q.user_id, c.label_of)
+        named = {i: _is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
+        self._rank(c, named)
+        fused = {i: _fuse(c.ranks[i], c.label_of[i], t) for i in c.label_of}
+        inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
+            if t.context and MemoryKind.EPISODE in kinds else {}
 
-        rows = self._load(q.user_id, label_of)
         items: list[RecallItem] = []
-        for item_id, label in label_of.items():
-            row = rows.get(item_id)
+        for item_id, label in c.label_of.items():
+            row = c.rows.get(item_id)
             if row is None or row.get("forgottenAt") is not None:
                 continue
             kind = MemoryKind(label.upper())
@@ -181,27 +285,28 @@ class Recaller:
             item = self._item(kind, row, q, known_at, as_of, window, now)
             if item is None:
                 continue
-            s = raw[item_id]
-            # the per-item terms computed in _item join the per-source scores
-            s.recency, s.importance = item.scores.recency, item.scores.importance
-            s.frequency, s.temporal = item.scores.frequency, item.scores.temporal
-            fused = sum(SOURCE_WEIGHT[src] / (RRF_K + rank + 1)
-                        for src, rank in ranks[item_id].items())
-            s.fused = fused
-            score = fused * KIND_WEIGHT[kind]
+            s = item.scores
+            found = c.raw[item_id]
+            s.vector, s.fulltext, s.graph = found.vector, found.fulltext, found.graph
+            base = fused.get(item_id, 0.0)
+            s.speaker = 1.0 if named.get(item_id) else 0.0
+            s.context = round(inherited.get(item_id, 0.0), 6)
+            s.fused = round(base + s.context, 6)
+            if when and kind is MemoryKind.EPISODE and _states_time(row.get("content", "")):
+                base *= 1.0 + t.time_boost
+            score = (base + s.context) * KIND_WEIGHT[kind]
             score *= 0.85 + 0.15 * s.recency
             score *= 0.8 + 0.4 * s.importance
-            score *= 1.0 + 0.1 * s.frequency
+            score *= 1.0 + t.frequency_weight * min(s.frequency, 5.0)
             if window is not None:
                 score *= 1.0 + s.temporal
-            if when and (item.valid_from or item.occurred_at):
-                score *= 1.05
             item.scores = s
             item.score = round(score * 1000, 6)
-            items.append(item)
+            if item.score > 0:
+                items.append(item)
         items.sort(key=lambda it: (-it.score, it.id))
         chosen = _quota(items, q.limit, kinds)
-        self._provenance(q.user_id, chosen, rows)
+        self._provenance(q.user_id, chosen, c.rows)
         conflicts = self._conflicts(q.user_id, chosen)
         if self.tracker is not None:
             at = to_ms(now) or 0
@@ -212,6 +317,123 @@ class Recaller:
                             took_ms=round(took, 2))
 
     # ------------------------------------------------------------------ steps
+
+    def _named_speakers(self, user_id: str, text: str) -> list[str]:
+        """The people who speak in this memory and whom ``text`` names."""
+        rows = self.store.episode_speakers(user_id, 200)
+        return [str(r["speaker"]) for r in rows
+                if r.get("speaker") and _name_pattern(str(r["speaker"])).search(text)]
+
+    def _gather(self, q: RecallIn, kinds: list[MemoryKind], search: str, words: str,
+                cand: int) -> _Candidates:
+        c = _Candidates()
+        vector = self.embed_one(search)
+        for label in sorted({LABEL[k] for k in kinds} | {"Entity"}):
+            hits = self.store.vector_search(label, q.user_id, vector, cand)
+            c.hits[(label, "vector")] = hits
+            for rank, hit in enumerate(hits):
+                c.note(label, hit, rank, "vector")
+            hits = self.store.fulltext_search(label, q.user_id, words, cand)
+            c.hits[(label, "fulltext")] = hits
+            for rank, hit in enumerate(hits):
+                c.note(label, hit, rank, "fulltext")
+
+        # Graph expansion from the entities the question names (full-text hits on names).
+        if q.hops > 0:
+            seeds = [h.id for h in c.hits.get(("Entity", "fulltext"), [])[:8]]
+            if MemoryKind.RELATION in kinds:
+                for rank, hit in enumerate(self.store.expand(q.user_id, seeds, cand)):
+                    if hit.score <= 2 * q.hops - 1:
+                        c.note("Relation", Hit(hit.id, 1.0 / hit.score), rank, "graph")
+            if MemoryKind.EPISODE in kinds and self.tuning.graph_episode_weight > 0:
+                for rank, hit in enumerate(self.store.episode_mentions(q.user_id, seeds,
+                                                                       cand)):
+                    c.note("Episode", hit, rank, "graph")
+        return c
+
+    def _rank(self, c: _Candidates, named: dict[str, bool]) -> None:
+        """One ranking per search across kinds, with the named-person bonus.
+
+        Ranks are taken over all kinds together: a short list (a user's 50 relations)
+        ranked on its own would put its 5th-best item level with the 5th of 5,000 episodes.
+        """
+        t = self.tuning
+        for source in ("vector", "fulltext"):
+            lists = [hits for (_, src), hits in c.hits.items() if src == source]
+            if t.rank_across_kinds:
+                lists = [[h for hits in lists for h in hits]]
+            if source == "vector":
+                def key(h: Hit) -> float:
+                    return h.score + (t.speaker_vector_bonus if named.get(h.id) else 0.0)
+            else:
+                def key(h: Hit) -> float:
+                    return h.score * (1.0 + (t.speaker_text_factor if named.get(h.id) else 0.0))
+            for hits in lists:
+                for rank, hit in enumerate(sorted(hits, key=lambda h: (-key(h), h.id))):
+                    c.ranks[hit.id][source] = rank
+
+    def _context(self, user_id: str, c: _Candidates, fused: dict[str, float],
+                 named: dict[str, bool], names: list[str], when: bool,
+                 known_at: int) -> dict[str, float]:
+        """What turns next to the strongest episodes inherit from them.
+
+        Only turns by a named person inherit when the question names someone (the answer
+        is theirs); for when-questions a neighbour that states a time inherits more.
+        Episodes forgotten or not yet recorded at ``known_at`` neither give nor take.
+        """
+        t = self.tuning
+
+        def visible(row: Row) -> bool:
+            return (row.get("forgottenAt") is None
+                    and (row.get("recordedAt") or row.get("createdAt") or 0) <= known_at)
+
+        episodes = sorted((i for i in fused if c.label_of[i] == "Episode" and i in c.rows
+                           and visible(c.rows[i])),
+                          key=lambda i: (-fused[i], i))[: t.context_seeds]
+        if not episodes:
+            return {}
+        rows = self.store.session_context(user_id, episodes, t.context_span_ms,
+                                          max(400, 40 * len(episodes)))
+        by_session: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            if visible(row):
+                by_session[str(row.get("sessionId"))].append(row)
+        best: dict[str, float] = defaultdict(float)
+        seeds = set(episodes)
+        for members in by_session.values():
+            members.sort(key=_turn_order)
+            for pos, row in enumerate(members):
+                if row["id"] not in seeds:
+                    continue
+                score = fused[row["id"]]
+                for nb in (pos - 1, pos + 1):
+                    if not 0 <= nb < len(members):
+                        continue
+                    other = members[nb]
+                    span = abs(int(other.get("occurredAt") or 0) - int(row.get("occurredAt")
+                                                                           or 0))
+                    if span <= t.context_span_ms:
+                        best[other["id"]] = max(best[other["id"]], score)
+        members_by_id = {r["id"]: r for r in rows}
+        out: dict[str, float] = {}
+        for i, score in best.items():
+            row = members_by_id[i]
+            if names:
+                gate = named.get(i)
+                if gate is None:
+                    gate = _is_named("Episode", row, names)
+                    named[i] = gate
+                if not gate:
+                    continue
+            share = t.context_weight
+            if when and _states_time(row.get("content", "")):
+                share += t.context_time_weight
+            out[i] = share * score
+            if i not in c.label_of:
+                c.label_of[i] = "Episode"
+                c.rows[i] = row
+                c.ranks[i]["context"] = 0
+        return out
 
     def _load(self, user_id: str, label_of: dict[str, str]) -> dict[str, Row]:
         by_label: dict[str, list[str]] = defaultdict(list)
@@ -225,6 +447,7 @@ class Recaller:
 
     def _item(self, kind: MemoryKind, row: Row, q: RecallIn, known_at: int,
               as_of: int | None, window: TimeWindow | None, now: datetime) -> RecallItem | None:
+        t = self.tuning
         now_ms = to_ms(now) or 0
         recorded = row.get("recordedAt", row.get("createdAt", 0)) or 0
         if recorded > known_at:
@@ -242,7 +465,7 @@ class Recaller:
             anchor = row["validFrom"]
             scores.recency = _recency(anchor, now_ms)
             if window is not None:
-                scores.temporal = 1.0 if _overlaps(row, window, known_at) else 0.0
+                scores.temporal = t.window_inside if _overlaps(row, window, known_at) else 0.0
             return RecallItem(kind, rel.id, rel.statement, 0.0, scores,
                               valid_from=rel.valid_from, valid_until=rel.valid_until,
                               status=rel.status)
@@ -250,8 +473,10 @@ class Recaller:
             occurred = int(row.get("occurredAt") or 0)
             scores.recency = _recency(occurred, now_ms)
             if window is not None:
-                inside = to_ms(window.start) <= occurred < to_ms(window.end)  # type: ignore[operator]
-                scores.temporal = 1.0 if inside else -0.6
+                start, end = to_ms(window.start) or 0, to_ms(window.end) or 0
+                grace = min(end - start, int(t.window_grace_days * DAY_MS))
+                inside = start <= occurred < end + max(0, grace)
+                scores.temporal = t.window_inside if inside else t.window_outside
             text = row["content"]
             if row.get("speaker"):
                 text = f"{row['speaker']}: {text}"
@@ -310,18 +535,117 @@ class Recaller:
         return out
 
 
-def _note(ranks: dict[str, dict[str, int]], raw: dict[str, Scores], label_of: dict[str, str],
-          label: str, hit: Hit, rank: int, source: str) -> None:
-    label_of.setdefault(hit.id, label)
-    if source not in ranks[hit.id]:
-        ranks[hit.id][source] = rank
-        setattr(raw[hit.id], source, round(float(hit.score), 6))
+# ---------------------------------------------------------------------- fusion
+
+
+def _fuse(ranks: dict[str, int], label: str, t: RecallTuning) -> float:
+    weight = {"vector": t.vector_weight, "fulltext": t.fulltext_weight,
+              "graph": t.graph_episode_weight if label == "Episode" else t.graph_weight}
+    return sum(weight.get(src, 0.0) / (RRF_K + rank + 1) for src, rank in ranks.items())
 
 
 def _top(ranks: dict[str, dict[str, int]], label_of: dict[str, str], label: str,
          n: int) -> list[str]:
     scored = [(min(r.values()), i) for i, r in ranks.items() if label_of.get(i) == label]
     return [i for _, i in sorted(scored)[:n]]
+
+
+def _turn_order(row: Row) -> tuple[int, tuple[tuple[int, str], ...], int, str]:
+    """Order of turns in a session: time, then the source's own numbering ("D3:12" before
+    "D3:13"; turns of one session often share a timestamp), then arrival."""
+    return (int(row.get("occurredAt") or 0), _natural(row.get("sourceRef") or ""),
+            int(row.get("createdAt") or 0), str(row["id"]))
+
+
+def _natural(text: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(p), "") if p.isdigit() else (-1, p)
+                 for p in re.split(r"(\d+)", text) if p)
+
+
+# ---------------------------------------------------------------------- question text
+
+# Function words of English questions; what remains carries the topic.
+_STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing done down during each even ever few
+for from further get gets got had has have having he her here hers herself him himself his
+how i if in into is it its itself just kind like likely many may me might more most much
+must my myself no nor not now of off on once one only or other our ours ourselves out over
+own really same say said she should since so some such than that the their theirs them
+themselves then there these they thing things this those through to too under until up upon
+us very was way we were what whats when where which while who whom whose why will with
+would you your yours yourself yourselves s t ve ll d re m
+""".split())
+
+
+def _content_words(text: str) -> str:
+    """``text`` without function words (the full-text query is an OR of its words)."""
+    words = re.findall(r"\w+(?:['’]\w+)?", text)
+    kept = [w for w in words
+            if re.sub(r"['’]\w*$", "", w).casefold() not in _STOPWORDS]
+    return " ".join(kept) if kept else text
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """A name as a whole word (possessive allowed); CJK names as a plain substring."""
+    if re.search(r"[\u3040-\u30ff\u3400-\u9fff]", name):
+        return re.compile(re.escape(name))
+    return re.compile(r"(?<![\w])" + re.escape(name) + r"(?:['’]s)?(?![\w])", re.IGNORECASE)
+
+
+def _without_names(text: str, names: list[str]) -> str:
+    out = text
+    for name in names:
+        out = _name_pattern(name).sub(" ", out)
+    out = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(out.split())).strip()
+    return out if re.search(r"\w", out) else text
+
+
+def _is_named(label: str, row: Row, names: list[str]) -> bool:
+    """Is this memory said by (episode) or about (relation, entity) a named person?"""
+    if not names:
+        return False
+    if label == "Episode":
+        who = row.get("speaker")
+    elif label == "Relation":
+        who = row.get("subject")
+    elif label == "Entity":
+        who = row.get("name")
+    else:
+        return False
+    if not who:
+        return False
+    folded = str(who).casefold()
+    return any(folded == n.casefold() for n in names)
+
+
+# A statement that places something in time: dates, weekdays, relative days and periods,
+# durations. Cheap (a regex), since it runs on every candidate of a when-question.
+_MONTH = (r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june|july|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_UNIT = r"(?:day|night|week|weekend|month|year|decade|summer|winter|spring|fall|autumn)s?"
+_NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several)"
+_TIME_EN = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + _MONTH + r"|"
+    r"(?:last|next|this|past|coming|previous)\s+" + _UNIT + r"|"
+    r"(?:for|over|since|about|almost|nearly)\s+" + _NUMBER + r"\s+" + _UNIT + r"|"
+    r"(?:19|20)\d\d)\b", re.IGNORECASE)
+_TIME_MAY = re.compile(r"\bMay\b|\bmay\s+\d")  # "May" the month, not "may" the verb
+_TIME_ZH = re.compile(r"昨天|今天|明天|前天|后天|去年|今年|明年|前年|上周|下周|本周|"
+                      r"上个?月|下个?月|星期|礼拜|周[一二三四五六日天]|\d+\s*[年月日号]|"
+                      r"[一二三四五六七八九十两几]+(?:天|周|个月|年)")
+
+
+_DURATION_QUESTION = re.compile(
+    r"\bhow\s+long\b|\bhow\s+many\s+(?:days|weeks|months|years)\b|多久|多长时间", re.IGNORECASE)
+
+
+def _states_time(text: str) -> bool:
+    return bool(_TIME_EN.search(text) or _TIME_MAY.search(text) or _TIME_ZH.search(text))
+
+
+# ---------------------------------------------------------------------- time
 
 
 def _window(q: RecallIn, reference: datetime) -> TimeWindow | None:
