@@ -1,0 +1,137 @@
+"""Read queries shared by the Cypher stores: the same named queries, the same row shapes.
+
+A store mixes this in and provides ``_q`` (its ``Queries``) and ``_exec(text, params)``
+(run one read query, return its rows as lists); only the runner differs per backend.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphmem.store.base import EDGE_ENDS, Hit, Row, expand_from
+from graphmem.store.queries import Queries
+
+
+class CypherReads:
+    """Reads by named query; every one is scoped to a ``user_id``."""
+
+    _q: Queries
+
+    def _exec(self, text: str, params: dict[str, Any]) -> list[Any]:
+        raise NotImplementedError
+
+    def _rows(self, name: str, params: dict[str, Any], **slots: str | int) -> list[Row]:
+        return [_props(r[0]) for r in self._exec(self._q.get(name, **slots), params)]
+
+    def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
+        if not ids:
+            return []
+        return self._rows("nodes_by_ids", {"ids": ids, "userId": user_id}, label=label)
+
+    def relation_group(self, user_id: str, group_key: str) -> list[Row]:
+        return self._rows("relation_group", {"userId": user_id, "groupKey": group_key})
+
+    def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
+                  obj: str | None, as_of: int | None, known_at: int,
+                  include_expired: bool, limit: int) -> list[Row]:
+        return self._rows("relations", {
+            "userId": user_id, "subject": subject, "predicate": predicate, "object": obj,
+            "asOf": as_of, "knownAt": known_at, "includeExpired": include_expired,
+            "limit": limit})
+
+    def chain_edges(self, user_id: str, ids: list[str]) -> list[Row]:
+        if not ids:
+            return []
+        rows = self._exec(self._q.get("chain_edges"), {"ids": ids, "userId": user_id})
+        return [{"type": r[0], "src": r[1], "dst": r[2], "at": r[3], "expiredAt": r[4]}
+                for r in rows]
+
+    def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]:
+        if not norms:
+            return []
+        return self._rows("entities_by_norm", {"userId": user_id, "norms": norms})
+
+    def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
+        if not entity_ids:
+            return []
+
+        def degrees(ids: list[str]) -> dict[str, int]:
+            rows = self._exec(self._q.get("entity_degrees"), {"ids": ids, "userId": user_id})
+            return {r[0]: int(r[1]) for r in rows}
+
+        return expand_from(degrees, lambda ids, k: self.adjacent(user_id, ids, k),
+                           entity_ids, limit)
+
+    def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
+        if not entity_ids:
+            return []
+        rows = self._exec(self._q.get("adjacent_relations"),
+                           {"ids": entity_ids, "userId": user_id, "limit": limit})
+        return [{"id": r[0], "subjectId": r[1], "objectId": r[2]} for r in rows]
+
+    def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
+        if not entity_ids:
+            return []
+        rows = self._exec(self._q.get("episode_mentions"),
+                           {"ids": entity_ids, "userId": user_id, "limit": limit})
+        return [Hit(r[0], float(r[1])) for r in rows]
+
+    def episode_speakers(self, user_id: str, limit: int) -> list[Row]:
+        """Distinct speakers of the user's episodes with their episode counts."""
+        rows = self._exec(self._q.get("episode_speakers"), {"userId": user_id, "limit": limit})
+        return [{"speaker": r[0], "episodes": int(r[1] or 0)} for r in rows]
+
+    def session_context(self, user_id: str, ids: list[str], span_ms: int,
+                        limit: int) -> list[Row]:
+        """Episodes of the same sessions as ``ids``, within ``span_ms`` of them."""
+        if not ids:
+            return []
+        return self._rows("session_context", {"ids": ids, "userId": user_id,
+                                               "spanMs": span_ms, "limit": limit})
+
+    def page_episodes(self, user_id: str, *, session_id: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        rows = self._exec(self._q.get("page_episodes"), {
+            "userId": user_id, "sessionId": session_id, "withForgotten": with_forgotten,
+            "offset": offset, "limit": limit})
+        return (int(rows[0][0]), list(rows[0][1] or [])) if rows else (0, [])
+
+    def page_entities(self, user_id: str, *, needle: str | None, with_forgotten: bool,
+                      offset: int, limit: int) -> tuple[int, list[str]]:
+        rows = self._exec(self._q.get("page_entities"), {
+            "userId": user_id, "needle": needle, "withForgotten": with_forgotten,
+            "offset": offset, "limit": limit})
+        return (int(rows[0][0]), list(rows[0][1] or [])) if rows else (0, [])
+
+    def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]:
+        if not relation_ids:
+            return []
+        rows = self._exec(self._q.get("evidence_of"),
+                           {"ids": relation_ids, "userId": user_id})
+        return [{"rid": r[0], "id": r[1], "sourceRef": r[2], "occurredAt": r[3]} for r in rows]
+
+    def count(self, label: str, user_id: str) -> tuple[int, int]:
+        rows = self._exec(self._q.get("count_nodes", label=label), {"userId": user_id})
+        if not rows:
+            return 0, 0
+        return int(rows[0][0] or 0), int(rows[0][1] or 0)
+
+    def relation_status_counts(self, user_id: str) -> dict[str, int]:
+        rows = self._exec(self._q.get("count_relations_by_status"), {"userId": user_id})
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]:
+        return self._rows("export_nodes", {"userId": user_id, "skip": skip, "limit": limit},
+                          label=label)
+
+    def export_edges(self, edge: str, user_id: str) -> list[Row]:
+        src, dst = EDGE_ENDS[edge]
+        rows = self._exec(self._q.get("export_edges", edge=edge, src=src, dst=dst),
+                           {"userId": user_id})
+        return [{"src": r[0], "dst": r[1], "props": dict(r[2] or {})} for r in rows]
+
+
+def _props(value: Any) -> Row:
+    props = dict(value or {})
+    props.pop("embedding", None)  # vectors stay in the store
+    return props
