@@ -6,11 +6,13 @@ who said it; an image a turn shares is kept as its caption). The questions of ca
 1-4 (1,536 once the evidence ids are cleaned as ``SOURCE.md`` describes) are asked of
 graphmem's recall and of four baselines computed here over the same turns:
 
-* ``bm25``        bm25s over "speaker: text", lowercase, English stopwords;
-* ``dense``       the same MiniLM embedder graphmem uses, cosine over the turns;
+* ``bm25``        bm25s, lowercase, English stopwords;
+* ``dense``       all-MiniLM-L6-v2 (int8 ONNX, the embedder graphmem uses), cosine;
 * ``rrf``         BM25 + dense, reciprocal-rank fusion (k=60);
 * ``rrf+time``    RRF, and for when-questions turns carrying a date or a time word
-                  ("yesterday", "last week", "May", "2022") are boosted.
+                  ("yesterday", "last week", "May", "2022") get their score x 1.5;
+
+all of them over "speaker: text [image: caption]", in memory, one conversation at a time.
 
 graphmem's recall returns episodes, relations and entities; each item is mapped back to
 turns through its provenance (the ``sourceRef`` of its source episodes), walking the items
@@ -387,8 +389,7 @@ def markdown(results: dict[str, dict[str, Any]], latency: dict[str, dict[str, fl
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        description="LoCoMo evidence recall of graphmem's recall against BM25, dense and "
-                    "fused baselines (turn- and session-level recall@k, MRR, latency).",
+        prog="bench/locomo.py", description=__doc__,
         epilog="Prints a Markdown table on stdout, progress on stderr, and writes JSON "
                "(machine, date, git commit, command, all numbers).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -408,8 +409,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--retrievers", default=",".join(ALL_RETRIEVERS),
                    help=f"comma-separated subset of {','.join(ALL_RETRIEVERS)}")
     p.add_argument("--ablate", action="store_true",
-                   help="also run graphmem's recall with each stage switched off "
-                        "(graphmem.recall.ABLATIONS), through the Recaller directly")
+                   help="also run graphmem's recall with each stage changed "
+                        "(graphmem.recall.ABLATIONS) and with episodes only, through the "
+                        "Recaller directly (no access counting)")
     p.add_argument("--warmup", type=int, default=5,
                    help="recalls run before timing starts (default 5)")
     args = p.parse_args(argv)
