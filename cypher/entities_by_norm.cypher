@@ -1,4 +1,4 @@
 // Entities of one user whose normalised name or alias is one of $norms.
 MATCH (n:Entity {userId: $userId})
 WHERE n.normName IN $norms OR any(a IN n.aliasNorms WHERE a IN $norms)
-RETURN properties(n) AS n
+RETURN n {.*, embedding: null} AS n

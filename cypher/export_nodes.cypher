@@ -1,5 +1,5 @@
 MATCH (n:{label} {userId: $userId})
-RETURN properties(n) AS n
+RETURN n {.*, embedding: null} AS n
 ORDER BY n.id
 SKIP $skip
 LIMIT $limit

@@ -1,3 +1,3 @@
 MATCH (n:{label})
 WHERE n.id IN $ids AND n.userId = $userId
-RETURN properties(n) AS n
+RETURN n {.*, embedding: null} AS n

@@ -1,3 +1,3 @@
 // Every node of one relation group, expired ones included.
 MATCH (n:Relation {userId: $userId, groupKey: $groupKey})
-RETURN properties(n) AS n
+RETURN n {.*, embedding: null} AS n

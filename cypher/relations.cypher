@@ -6,6 +6,6 @@ WHERE ($subject IS NULL OR n.subjectNorm = $subject)
   AND n.recordedAt <= $knownAt
   AND ($includeExpired OR n.expiredAt IS NULL OR n.expiredAt > $knownAt)
   AND ($asOf IS NULL OR n.validFrom <= $asOf)
-RETURN properties(n) AS n
+RETURN n {.*, embedding: null} AS n
 ORDER BY n.validFrom, n.id
 LIMIT $limit

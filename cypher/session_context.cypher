@@ -1,6 +1,7 @@
 // The conversational context of some episodes: episodes of the same sessions, from $spanMs
 // before the earliest to $spanMs after the latest of them (recall orders them by time and
-// source numbering, and lets the neighbours of strong hits inherit). No embeddings returned.
+// source numbering, and lets the neighbours of strong hits inherit); the fields of
+// recall_episodes.
 MATCH (s:Episode)
 WHERE s.id IN $ids AND s.userId = $userId
 WITH collect(DISTINCT s.sessionId) AS sessions, min(s.occurredAt) - $spanMs AS lo,
@@ -8,5 +9,6 @@ WITH collect(DISTINCT s.sessionId) AS sessions, min(s.occurredAt) - $spanMs AS l
 MATCH (n:Episode)
 WHERE n.userId = $userId AND n.sessionId IN sessions AND n.occurredAt >= lo
   AND n.occurredAt <= hi
-RETURN n {.*, embedding: null} AS n
+RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance, .accessCount, .content,
+          .speaker, .occurredAt, .sessionId, .sourceRef} AS n
 LIMIT $limit

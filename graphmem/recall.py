@@ -30,14 +30,15 @@ import re
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem.errors import GraphMemError
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
-from graphmem.relations import relation_from_row, valid_at
-from graphmem.store.base import Hit, Row, Store
+from graphmem.relations import alive_at, believed, valid_at
+from graphmem.store.base import HUB_DEGREE, Hit, Row, Store
 from graphmem.temporal import until_at
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
@@ -99,6 +100,13 @@ class RecallTuning:
     context_span_ms: int = 6 * 3_600_000
     #: access counts: a tie-breaker, not a popularity loop (x (1 + w * min(log1p(n), 5)))
     frequency_weight: float = 0.01
+    #: how much a recent memory gains (x (1 - w + w * recency)). A relation that is valid
+    #: at the time asked about is as true whether it began last week or years ago, so
+    #: its age only breaks ties; an episode's age is part of what makes it relevant.
+    #: leave the names of hub entities out of the full-text search of other kinds
+    skip_hub_names: bool = True
+    recency_weight: float = 0.15
+    relation_recency_weight: float = 0.03
 
 
 DEFAULT_TUNING = RecallTuning()
@@ -118,6 +126,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
                                        graph_episode_weight=0.3),
     "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
+    "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
 }
 
 
@@ -245,6 +254,39 @@ class _Candidates:
             setattr(self.raw[hit.id], source, round(float(hit.score), 6))
 
 
+class SpeakerCache:
+    """Each user's speakers, read once per ``ttl_s`` instead of once per recall.
+
+    The service drops a user's entry when it writes their episodes; the time limit bounds
+    what another replica's writes can leave stale (a missed name only costs a ranking bonus).
+    """
+
+    def __init__(self, load: Callable[[str], list[str]], ttl_s: float = 30.0,
+                 max_users: int = 4096) -> None:
+        self._load = load
+        self._ttl = ttl_s
+        self._max = max_users
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[float, list[str]]] = {}
+
+    def get(self, user_id: str) -> list[str]:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(user_id)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        speakers = self._load(user_id)
+        with self._lock:
+            if len(self._entries) >= self._max:
+                self._entries.clear()
+            self._entries[user_id] = (now, speakers)
+        return speakers
+
+    def drop(self, user_id: str) -> None:
+        with self._lock:
+            self._entries.pop(user_id, None)
+
+
 class Recaller:
     """Runs recall queries for the service."""
 
@@ -254,6 +296,8 @@ class Recaller:
         self.embed_one = embed_one
         self.tracker = tracker
         self.tuning = tuning or DEFAULT_TUNING
+        self.speakers = SpeakerCache(lambda user: [
+            str(r["speaker"]) for r in store.episode_speakers(user, 200) if r.get("speaker")])
 
     def recall(self, q: RecallIn, now: datetime) -> RecallResult:
         started = time.perf_counter()
@@ -302,7 +346,8 @@ class Recaller:
             if when and kind is MemoryKind.EPISODE and _states_time(row.get("content", "")):
                 base *= 1.0 + t.time_boost
             score = (base + s.context) * KIND_WEIGHT[kind]
-            score *= 0.85 + 0.15 * s.recency
+            w = t.relation_recency_weight if kind is MemoryKind.RELATION else t.recency_weight
+            score *= 1.0 - w + w * s.recency
             score *= 0.8 + 0.4 * s.importance
             score *= 1.0 + t.frequency_weight * min(s.frequency, 5.0)
             if window is not None:
@@ -314,7 +359,9 @@ class Recaller:
         items.sort(key=lambda it: (-it.score, it.id))
         chosen = _quota(items, q.limit, kinds)
         self._provenance(q.user_id, chosen, c.rows)
-        conflicts = self._conflicts(q.user_id, chosen)
+        conflicts = self._conflicts(q.user_id, chosen, as_of if as_of is not None
+                                    else to_ms(now) or 0, known_at,
+                                    window if as_of is None else None)
         if self.tracker is not None:
             at = to_ms(now) or 0
             for label in {LABEL[i.kind] for i in chosen}:
@@ -327,15 +374,15 @@ class Recaller:
 
     def _named_speakers(self, user_id: str, text: str) -> list[str]:
         """The people who speak in this memory and whom ``text`` names."""
-        rows = self.store.episode_speakers(user_id, 200)
-        return [str(r["speaker"]) for r in rows
-                if r.get("speaker") and _name_pattern(str(r["speaker"])).search(text)]
+        return [name for name in self.speakers.get(user_id) if _name_pattern(name).search(text)]
 
     def _gather(self, q: RecallIn, kinds: list[MemoryKind], search: str, words: str,
                 cand: int) -> _Candidates:
         c = _Candidates()
         vector = self.embed_one(search)
-        for label in sorted({LABEL[k] for k in kinds} | {"Entity"}):
+        # Entities first: the names they match tell which words are hubs' names.
+        for label in sorted({LABEL[k] for k in kinds} | {"Entity"},
+                            key=lambda lb: (lb != "Entity", lb)):
             hits = self.store.vector_search(label, q.user_id, vector, cand)
             c.hits[(label, "vector")] = hits
             for rank, hit in enumerate(hits):
@@ -344,6 +391,8 @@ class Recaller:
             c.hits[(label, "fulltext")] = hits
             for rank, hit in enumerate(hits):
                 c.note(label, hit, rank, "fulltext")
+            if label == "Entity" and self.tuning.skip_hub_names:
+                words = self._without_hub_names(q.user_id, hits[:8], words)
 
         # Graph expansion from the entities the question names (full-text hits on names).
         if q.hops > 0:
@@ -357,6 +406,23 @@ class Recaller:
                                                                        cand)):
                     c.note("Episode", hit, rank, "graph")
         return c
+
+    def _without_hub_names(self, user_id: str, entity_hits: list[Hit], words: str) -> str:
+        """``words`` without the names of hub entities among ``entity_hits``.
+
+        A hub (the user themself, in thousands of relations) is named in so many memories
+        that its name ranks nothing and costs a full-text scan of all of them; the vector
+        search still reads the whole question.
+        """
+        if not entity_hits:
+            return words
+        degrees = self.store.entity_degrees(user_id, [h.id for h in entity_hits])
+        hubs = [i for i, d in degrees.items() if d > HUB_DEGREE]
+        if not hubs:
+            return words
+        names = {w.casefold() for row in self.store.recall_rows("Entity", user_id, hubs)
+                 for w in re.findall(r"\w+", str(row.get("name") or ""))}
+        return " ".join(w for w in words.split() if w.casefold() not in names)
 
     def _rank(self, c: _Candidates, named: dict[str, bool]) -> None:
         """One ranking per search across kinds, with the named-person bonus.
@@ -448,7 +514,7 @@ class Recaller:
             by_label[label].append(i)
         rows: dict[str, Row] = {}
         for label, ids in by_label.items():
-            for row in self.store.nodes(label, user_id, ids):
+            for row in self.store.recall_rows(label, user_id, ids):
                 rows[row["id"]] = row
         return rows
 
@@ -468,14 +534,14 @@ class Recaller:
                         return None
                 elif not valid_at(row, as_of if as_of is not None else now_ms, known_at):
                     return None
-            rel = relation_from_row(row, known_at=known_at)
+            until, status = believed(row, known_at)
             anchor = row["validFrom"]
             scores.recency = _recency(anchor, now_ms)
             if window is not None:
                 scores.temporal = t.window_inside if _overlaps(row, window, known_at) else 0.0
-            return RecallItem(kind, rel.id, rel.statement, 0.0, scores,
-                              valid_from=rel.valid_from, valid_until=rel.valid_until,
-                              status=rel.status)
+            return RecallItem(kind, row["id"], row["statement"], 0.0, scores,
+                              valid_from=from_ms(anchor), valid_until=from_ms(until),
+                              status=status)
         if kind is MemoryKind.EPISODE:
             occurred = int(row.get("occurredAt") or 0)
             scores.recency = _recency(occurred, now_ms)
@@ -519,22 +585,39 @@ class Recaller:
                     i.sources = [Source(i.id, ref, None)
                                  for ref in rows[i.id].get("sourceRefs") or []]
 
-    def _conflicts(self, user_id: str, items: list[RecallItem]) -> list[Conflict]:
-        disputed = [i for i in items if i.kind is MemoryKind.RELATION
-                    and i.status is MemoryStatus.DISPUTED]
-        if not disputed:
+    def _conflicts(self, user_id: str, items: list[RecallItem], at: int, known_at: int,
+                   window: TimeWindow | None) -> list[Conflict]:
+        """DISPUTED pairs among the relations found, both valid at the time asked about.
+
+        The time asked about is ``asOf`` (else now), or the question's window: a dispute
+        that a later fact has settled is still reported for a question about its time,
+        and one that was not yet recorded at ``knownAt`` is not.
+        """
+        rel_ids = [i.id for i in items if i.kind is MemoryKind.RELATION]
+        if not rel_ids:
             return []
-        edges = self.store.chain_edges(user_id, [i.id for i in disputed])
         pairs: set[tuple[str, str]] = set()
-        for e in edges:
-            if e["type"] == "DISPUTED" and e.get("expiredAt") is None:
+        for e in self.store.chain_edges(user_id, rel_ids):
+            closed = e.get("expiredAt")
+            if e["type"] == "DISPUTED" and (e.get("at") or 0) <= known_at \
+                    and (closed is None or closed > known_at):
                 pairs.add(tuple(sorted((e["src"], e["dst"]))))  # type: ignore[arg-type]
+        if not pairs:
+            return []
         rows = {r["id"]: r for r in self.store.nodes(
             "Relation", user_id, sorted({x for p in pairs for x in p}))}
+
+        def held(row: Row | None) -> bool:
+            if row is None or row.get("forgottenAt") is not None:
+                return False
+            if window is not None:
+                return _overlaps(row, window, known_at)
+            return valid_at(row, at, known_at)
+
         out = []
         for a, b in sorted(pairs):
             ra, rb = rows.get(a), rows.get(b)
-            if ra is None or rb is None:
+            if ra is None or rb is None or not (held(ra) and held(rb)):
                 continue
             out.append(Conflict(ids=[a, b], warning=(
                 f"Conflicting facts: {ra['subject']} {ra['predicate'].replace('_', ' ')} "
@@ -662,7 +745,12 @@ def _window(q: RecallIn, reference: datetime) -> TimeWindow | None:
 
 
 def _overlaps(row: Row, window: TimeWindow, known_at: int) -> bool:
-    _, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
+    """Was the relation, as believed at ``known_at``, valid at some time in ``window``?"""
+    if not alive_at(row, known_at):
+        return False
+    known, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
+    if not known:
+        return False
     start, end = to_ms(window.start) or 0, to_ms(window.end) or 0
     return row["validFrom"] < end and (until is None or until > start)
 

@@ -224,13 +224,7 @@ def _chain_edges(store: Store, plan: WritePlan, ids: list[str],
 def relation_from_row(row: Row, *, known_at: int | None = None,
                       edges: list[Row] | None = None) -> Relation:
     """A ``Relation`` as believed at ``known_at`` (system time); now when None."""
-    until = row.get("validUntil")
-    status = MemoryStatus(row.get("status") or "ACTIVE")
-    if known_at is not None:
-        _, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
-        status = status_at(json.loads(row.get("statusLog") or "[]"), known_at) or status
-    if row.get("forgottenAt") is not None:
-        status = MemoryStatus.FORGOTTEN
+    until, status = believed(row, known_at)
     sup, sup_by, disp = [], [], []
     for e in edges or []:
         if known_at is not None and (e.get("at") or 0) > known_at:
@@ -263,6 +257,18 @@ def relation_from_row(row: Row, *, known_at: int | None = None,
         schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION),
         supersedes_ids=sorted(sup), superseded_by_ids=sorted(sup_by), disputes_ids=sorted(disp),
     )
+
+
+def believed(row: Row, known_at: int | None) -> tuple[int | None, MemoryStatus]:
+    """A relation's valid-until and status as believed at ``known_at`` (now when None)."""
+    until = row.get("validUntil")
+    status = MemoryStatus(row.get("status") or "ACTIVE")
+    if known_at is not None:
+        _, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
+        status = status_at(json.loads(row.get("statusLog") or "[]"), known_at) or status
+    if row.get("forgottenAt") is not None:
+        status = MemoryStatus.FORGOTTEN
+    return until, status
 
 
 def valid_at(row: Row, as_of: int, known_at: int) -> bool:

@@ -120,14 +120,27 @@ class MemoryService:
         finally:
             self.store.close()
 
+    def apply(self, plan: WritePlan) -> None:
+        """Write a plan in one transaction and drop what recall cached about its user."""
+        self.store.apply(plan)
+        if plan.episodes or "Episode" in plan.updates:
+            self._recaller.speakers.drop(plan.user_id)
+
     # ------------------------------------------------------------------ recall
 
     def recall(self, q: RecallIn) -> RecallResult:
         """What the memory holds about ``q.query`` for that user, explained."""
         q = q.validated(self.settings.max_content_chars)
-        if not any(self.store.count(label, q.user_id)[0] for label in ("Relation", "Episode")):
-            return RecallResult(items=[], conflicts=[], temporal_window=None, cold_start=True)
-        return self._recaller.recall(q, self.clock())
+        result = self._recaller.recall(q, self.clock())
+        # Only an empty answer asks whether the user has any memory at all (a count is a
+        # scan of the user's nodes: not something every recall should pay for).
+        if not result.items and not self._has_memories(q.user_id):
+            return RecallResult(items=[], conflicts=[], temporal_window=result.temporal_window,
+                                cold_start=True, took_ms=result.took_ms)
+        return result
+
+    def _has_memories(self, user_id: str) -> bool:
+        return any(self.store.count(label, user_id)[0] for label in ("Relation", "Episode"))
 
     # ------------------------------------------------------------------ relations
 
@@ -175,7 +188,7 @@ class MemoryService:
                 statement=d.statement, source_ref=d.source_ref, episode_id=None)
                 for d in batch]
             results = self._write_statements(plan, statements)
-            self.store.apply(plan)
+            self.apply(plan)
         ids = [results[st.claim] for st in statements]
         found = {r["id"]: r for r in self.store.nodes("Relation", user_id, sorted(set(ids)))}
         edges = self.store.chain_edges(user_id, sorted(found))
@@ -258,7 +271,7 @@ class MemoryService:
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else {}
-            self.store.apply(plan)
+            self.apply(plan)
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
 
@@ -508,7 +521,7 @@ class MemoryService:
             now = to_ms(self.clock()) or 0
             plan = WritePlan(user_id=user_id, at=now)
             plan.update(label, memory_id, {"forgottenAt": now if forgotten else None})
-            self.store.apply(plan)
+            self.apply(plan)
         return True
 
     # ------------------------------------------------------------------ stats
@@ -539,7 +552,7 @@ class MemoryService:
 
     def _existing_user(self, user_id: str) -> str:
         user_id = check_id(user_id, "userId") or ""
-        if not any(self.store.count(label, user_id)[0] for label in ("Relation", "Episode")):
+        if not self._has_memories(user_id):
             raise NotFoundError("user", user_id)
         return user_id
 

@@ -20,6 +20,9 @@ class Settings(BaseSettings):
     store: Literal["embedded", "neo4j"] = "embedded"
     data_dir: Path = Path("./graphmem-data")
     graph_name: str = "graphmem"
+    #: the embedded server rebuilds its indexes before it answers (minutes at 100k relations)
+    store_start_timeout_s: float = 1800.0
+    store_query_timeout_s: float = 300.0
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("graphmem")

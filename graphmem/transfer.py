@@ -107,7 +107,7 @@ def import_file(service: MemoryService, path: Path,
     """
     user_id = validate_export(path)
     summary = TransferSummary(user_id)
-    store, embedder = service.store, service.embedder
+    embedder = service.embedder
     at = to_ms(service.clock()) or 0
     batch: list[tuple[str, Row]] = []
 
@@ -120,7 +120,7 @@ def import_file(service: MemoryService, path: Path,
             if props.get("embeddingModel") is not None:
                 props = {**props, "embeddingModel": embedder.model_id}
             getattr(plan, _PLAN_LIST[label]).append(NodeWrite(props["id"], props, vec))
-        store.apply(plan)
+        service.apply(plan)
         batch.clear()
         if progress:
             progress(f"imported {sum(summary.nodes.values())} nodes")
@@ -147,9 +147,9 @@ def import_file(service: MemoryService, path: Path,
         summary.edges[record["edge"]] = summary.edges.get(record["edge"], 0) + 1
         pending += 1
         if pending >= _EDGE_BATCH:
-            store.apply(plan)
+            service.apply(plan)
             plan, pending = WritePlan(user_id=user_id, at=at), 0
-    store.apply(plan)
+    service.apply(plan)
     if progress:
         progress(f"imported {sum(summary.edges.values())} edges")
     return summary

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -395,6 +396,13 @@ def test_unexpected_errors_are_masked(embedded_store: FalkorStore, user: str,
 def test_health(api: Api) -> None:
     body = api.client.get("/health").json()
     assert body["status"] == "ok" and body["store"] == "embedded"
+
+
+def test_schema_route_serves_the_checked_in_sdl(api: Api) -> None:
+    resp = api.client.get("/schema.graphql")
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/plain")
+    checked_in = (Path(__file__).parent.parent / "schema.graphql").read_text(encoding="utf-8")
+    assert resp.text == checked_in and "recall(" in resp.text
 
 
 INJECTIONS = [

@@ -166,6 +166,68 @@ def test_recall_reports_disputes(service: MemoryService, user: str) -> None:
     assert "Acme" in res.conflicts[0].warning and "Globex" in res.conflicts[0].warning
 
 
+def test_a_settled_dispute_is_reported_for_its_own_time_only(service: MemoryService,
+                                                              user: str) -> None:
+    from graphmem.inputs import RelationIn
+
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    a = service.add_relation(RelationIn(user, "user", "works_at", "Acme", valid_from=when))
+    b = service.add_relation(RelationIn(user, "user", "works_at", "Globex", valid_from=when))
+    c = service.add_relation(RelationIn(user, "user", "works_at", "Initech",
+                                        valid_from=datetime(2024, 6, 1, tzinfo=UTC)))
+
+    def ask(as_of: datetime | None) -> tuple[list[str], list[list[str]]]:
+        res = service.recall(RecallIn(user, "where does the user work", as_of=as_of,
+                                      kinds=[MemoryKind.RELATION]))
+        return [it.id for it in res.items], [sorted(x.ids) for x in res.conflicts]
+
+    items, conflicts = ask(None)
+    assert items == [c.id] and conflicts == []
+    items, conflicts = ask(datetime(2024, 3, 1, tzinfo=UTC))
+    assert sorted(items) == sorted([a.id, b.id]) and conflicts == [sorted([a.id, b.id])]
+    items, conflicts = ask(datetime(2023, 6, 1, tzinfo=UTC))
+    assert items == [] and conflicts == []
+
+
+def test_fulltext_ranks_more_and_rarer_words_first(service: MemoryService, user: str) -> None:
+    from graphmem.inputs import RelationIn
+
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    for pred, obj, statement in (
+            ("codes_in", "Java", None), ("lives_in", "Osaka", None), ("uses", "Notion", None),
+            ("works_at", "Initech", None),
+            ("edits_with", "Sublime Text", "Hugo Moreau edits code with Sublime Text as editor")):
+        service.add_relation(RelationIn(user, "Hugo Moreau", pred, obj, valid_from=when,
+                                        statement=statement))
+    by_text = {r.id: r.statement for r in service.relations(user)}
+    hits = service.store.fulltext_search("Relation", user, "Hugo editor", 10)
+    assert len(hits) == 5
+    assert "Sublime" in by_text[hits[0].id], [by_text[h.id] for h in hits]
+    assert hits[0].score > hits[1].score
+    # inflected English words meet: "work" finds "works at"
+    hits = service.store.fulltext_search("Relation", user, "where does Hugo work", 10)
+    assert "Initech" in by_text[hits[0].id], [by_text[h.id] for h in hits]
+
+
+def test_hub_names_leave_the_fulltext_query(service: MemoryService, user: str) -> None:
+    from graphmem.inputs import RelationIn
+    from graphmem.store.base import HUB_DEGREE
+
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    service.add_relations([RelationIn(user, "Dana Whitfield", "met", f"Person {i}",
+                                      valid_from=when) for i in range(HUB_DEGREE + 1)])
+    service.add_relation(RelationIn(user, "Kim Park", "met", "Person 1", valid_from=when))
+    hits = service.store.fulltext_search("Entity", user, "Dana Kim trail", 8)
+    ids = {h.id for h in hits}
+    degrees = service.store.entity_degrees(user, sorted(ids))
+    assert sorted(degrees.values()) == [1, HUB_DEGREE + 1]
+    recaller = service._recaller
+    assert recaller._without_hub_names(user, hits, "Dana Kim trail") == "Kim trail"
+    res = service.recall(RecallIn(user, "Who did Dana Whitfield meet?",
+                                  kinds=[MemoryKind.RELATION]))
+    assert res.items and all("Dana Whitfield met" in it.text for it in res.items)
+
+
 def test_aliases_resolve_to_one_entity_per_user(service: MemoryService, user: str) -> None:
     service.add_episodes([
         ep(user, "I use TS for the backend.", "2024-01-01", "a"),

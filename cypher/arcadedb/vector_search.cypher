@@ -1,6 +1,9 @@
-// ArcadeDB names indexes Type[property]; score is (1 + cosine) / 2 as in Neo4j.
-CALL db.index.vector.queryNodes('{label}[embedding]', $k, $vector) YIELD node, score
+// ArcadeDB names indexes Type[property]; score is (1 + cosine) / 2 as in Neo4j. The index
+// is shared by all users: it is asked for $fetch nearest nodes, of which this user's best
+// $k are kept; `seen` tells the caller whether asking for more could help.
+CALL db.index.vector.queryNodes('{label}[embedding]', $fetch, $vector) YIELD node, score
 WITH node, score
-WHERE node.userId = $userId
-RETURN node.id AS id, score
 ORDER BY score DESC
+WITH count(node) AS seen,
+     collect(CASE WHEN node.userId = $userId THEN [node.id, score] END) AS mine
+RETURN seen, mine[0..$k] AS mine

@@ -1,4 +1,5 @@
-"""The ASGI application: ``/graphql`` (GraphiQL in a browser), ``/health``, local IDE assets.
+"""The ASGI application: ``/graphql`` (GraphiQL in a browser), ``/schema.graphql`` (the SDL),
+``/health``, local IDE assets.
 
 ``create_app`` does no I/O: the lifespan opens the service (built from settings unless one
 is given) and, on shutdown, flushes access counters and closes the store, so a SIGTERM'd
@@ -25,7 +26,7 @@ from strawberry.asgi import GraphQL
 
 import graphmem
 from graphmem.api.context import Context
-from graphmem.api.schema import build_schema
+from graphmem.api.schema import build_schema, sdl
 from graphmem.api.security import OPEN, ApiKeyMiddleware, BodyLimitMiddleware, KeyRing, Principal
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -79,6 +80,11 @@ def _ide_html() -> str:
 
 
 @functools.cache
+@functools.cache
+def _sdl() -> str:
+    return sdl()
+
+
 def _asset(name: str) -> bytes:
     return (resources.files("graphmem.api") / "static" / "graphiql" / f"{name}.gz").read_bytes()
 
@@ -144,11 +150,15 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
                              "version": graphmem.__version__,
                              "auth": state.keyring.enabled})
 
+    async def schema_sdl(request: Request) -> Response:
+        return Response(_sdl(), media_type="text/plain; charset=utf-8")
+
     graphql = GraphMemGraphQL(state, graphql_ide="graphiql", allow_queries_via_get=True)
     app = Starlette(
         routes=[
             Route(GRAPHQL_PATH, graphql, methods=["GET", "POST"]),
             Route("/health", health, methods=["GET"]),
+            Route("/schema.graphql", schema_sdl, methods=["GET"]),
             Route(ASSETS_PATH + "/{name}", _serve_asset, methods=["GET"]),
         ],
         middleware=[

@@ -11,6 +11,12 @@ from typing import Any
 from graphmem.store.base import EDGE_ENDS, Hit, Row, expand_from
 from graphmem.store.queries import Queries
 
+_RECALL_ROWS = {"Episode": "recall_episodes", "Entity": "recall_entities",
+                "Relation": "recall_relations", "Abstraction": "recall_abstractions"}
+
+#: The most nodes a vector search asks the shared index for.
+VECTOR_FETCH_MAX = 2000
+
 
 class CypherReads:
     """Reads by named query; every one is scoped to a ``user_id``."""
@@ -27,6 +33,45 @@ class CypherReads:
         if not ids:
             return []
         return self._rows("nodes_by_ids", {"ids": ids, "userId": user_id}, label=label)
+
+    def recall_rows(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
+        """The fields recall ranks and shows, of the ``label`` nodes with these ids."""
+        if not ids:
+            return []
+        return self._rows(_RECALL_ROWS[label], {"ids": ids, "userId": user_id})
+
+    def vector_search(self, label: str, user_id: str, vector: list[float],
+                      k: int) -> list[Hit]:
+        """This user's ``k`` nearest ``label`` nodes, through the shared vector index.
+
+        The index holds every user's nodes, so it is asked for more than ``k`` and the
+        user's are kept. How many to ask for is learned per user and label: it starts at
+        ``2k`` and grows (up to ``VECTOR_FETCH_MAX``) while the user's share comes out short
+        and the index had more to give; a large tenant pays for little over-fetch, a small
+        one for the few retries its first searches take.
+        """
+        key = (label, user_id)
+        fetch = max(self._fetch_hints.get(key, 0), 2 * k, 32)
+        text = self._q.get("vector_search", label=label)
+        while True:
+            rows = self._exec(text, {"fetch": fetch, "k": k, "vector": vector,
+                                     "userId": user_id})
+            seen, mine = (int(rows[0][0] or 0), list(rows[0][1] or [])) if rows else (0, [])
+            if len(mine) >= k or seen < fetch or fetch >= VECTOR_FETCH_MAX:
+                break
+            fetch = min(fetch * 4, VECTOR_FETCH_MAX)
+        if fetch > 2 * k:
+            if len(self._fetch_hints) >= 65_536:
+                self._fetch_hints.clear()
+            self._fetch_hints[key] = fetch
+        return [Hit(str(m[0]), float(m[1])) for m in mine[:k]]
+
+    @property
+    def _fetch_hints(self) -> dict[tuple[str, str], int]:
+        hints = self.__dict__.get("_vector_fetch_hints")
+        if hints is None:
+            hints = self.__dict__.setdefault("_vector_fetch_hints", {})
+        return hints
 
     def relation_group(self, user_id: str, group_key: str) -> list[Row]:
         return self._rows("relation_group", {"userId": user_id, "groupKey": group_key})
@@ -51,16 +96,18 @@ class CypherReads:
             return []
         return self._rows("entities_by_norm", {"userId": user_id, "norms": norms})
 
+    def entity_degrees(self, user_id: str, ids: list[str]) -> dict[str, int]:
+        """How many relations each of these entities takes part in."""
+        if not ids:
+            return {}
+        rows = self._exec(self._q.get("entity_degrees"), {"ids": ids, "userId": user_id})
+        return {r[0]: int(r[1]) for r in rows}
+
     def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
         if not entity_ids:
             return []
-
-        def degrees(ids: list[str]) -> dict[str, int]:
-            rows = self._exec(self._q.get("entity_degrees"), {"ids": ids, "userId": user_id})
-            return {r[0]: int(r[1]) for r in rows}
-
-        return expand_from(degrees, lambda ids, k: self.adjacent(user_id, ids, k),
-                           entity_ids, limit)
+        return expand_from(lambda ids: self.entity_degrees(user_id, ids),
+                           lambda ids, k: self.adjacent(user_id, ids, k), entity_ids, limit)
 
     def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
         if not entity_ids:

@@ -98,6 +98,38 @@ def expand_from(degrees: Callable[[list[str]], dict[str, int]],
     return [Hit(i, h) for i, h in sorted(hits.items(), key=lambda kv: (kv[1], kv[0]))][:limit]
 
 
+_FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
+
+
+def fulltext_terms(text: str) -> list[str]:
+    """The distinct words of ``text`` (at most 32), query-syntax characters removed."""
+    cleaned = "".join(" " if ch in _FT_SPECIAL else ch for ch in text)
+    seen: dict[str, str] = {}
+    for word in cleaned.split():
+        seen.setdefault(word.casefold(), word)
+    return list(seen.values())[:32]
+
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def prefix_term(word: str) -> str:
+    """An English word as a prefix query on its stem ("works" -> "work*"), else the word.
+
+    The full-text indexes segment Chinese, so they cannot also stem English. Words shorter
+    than four letters and anything not plain ASCII letters (CJK text, which the index
+    segments itself) are searched as they are.
+    """
+    if len(word) < 4 or not (word.isascii() and word.isalpha()):
+        return word
+    stem = word.lower()
+    for suffix in _SUFFIXES:
+        if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
+            stem = stem[: -len(suffix)]
+            break
+    return stem + "*"
+
+
 class Store(Protocol):
     """A graph store. Every read and write is scoped to one ``user_id``."""
 
@@ -117,6 +149,9 @@ class Store(Protocol):
 
     def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]: ...
 
+    def recall_rows(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
+        """What recall ranks and shows of these nodes: a subset of ``nodes``' fields."""
+
     def relation_group(self, user_id: str, group_key: str) -> list[Row]: ...
 
     def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
@@ -131,6 +166,9 @@ class Store(Protocol):
                       k: int) -> list[Hit]: ...
 
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]: ...
+
+    def entity_degrees(self, user_id: str, ids: list[str]) -> dict[str, int]:
+        """How many relations each of these entities takes part in."""
 
     def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
 

@@ -17,4 +17,6 @@ def build_store(settings: Settings) -> Store:
             index_mode=settings.neo4j_index_mode, http_url=settings.neo4j_http_url)
     from graphmem.store.falkor import FalkorStore
 
-    return FalkorStore(settings.data_dir, graph=settings.graph_name, dim=settings.embedding_dim)
+    return FalkorStore(settings.data_dir, graph=settings.graph_name, dim=settings.embedding_dim,
+                       start_timeout_s=settings.store_start_timeout_s,
+                       query_timeout_s=settings.store_query_timeout_s)

