@@ -17,8 +17,9 @@ function words are dropped from the full-text query, which is an OR of words.
 Why neighbours: an answer often leans on the turn before it ("How long have you had
 them?" - "Three years now!"); the topical words are in one turn and the fact in the next.
 
-The weights are data (``RecallTuning``); ``ABLATIONS`` names presets that switch one stage
-off each, so a benchmark can show what every stage buys.
+The weights are data (``RecallTuning`` in ``recall_model``); ``ABLATIONS`` names presets
+that switch one stage off each, so a benchmark can show what every stage buys. Reading the
+question's words is ``question``; state kept between recalls is ``recall_access``.
 """
 
 from __future__ import annotations
@@ -27,215 +28,42 @@ import json
 import logging
 import math
 import re
-import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from graphmem.errors import GraphMemError
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
+from graphmem.question import (
+    DURATION_QUESTION,
+    content_words,
+    is_named,
+    name_pattern,
+    states_time,
+    without_names,
+)
+from graphmem.recall_access import AccessTracker, SpeakerCache
+from graphmem.recall_model import (
+    ABLATIONS,
+    DAY_MS,
+    DEFAULT_TUNING,
+    KIND_WEIGHT,
+    LABEL,
+    RRF_K,
+    Conflict,
+    RecallItem,
+    RecallResult,
+    RecallTuning,
+    Scores,
+    Source,
+)
 from graphmem.relations import alive_at, believed, valid_at
 from graphmem.store.base import HUB_DEGREE, Hit, Row, Store
 from graphmem.temporal import until_at
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
 log = logging.getLogger(__name__)
-
-LABEL = {MemoryKind.EPISODE: "Episode", MemoryKind.ENTITY: "Entity",
-         MemoryKind.RELATION: "Relation", MemoryKind.ABSTRACTION: "Abstraction"}
-RRF_K = 60
-DAY_MS = 86_400_000
-
-# Kind priors: statements and conclusions condense what episodes say (seed: procedural >
-# semantic > episodic), but an episode is the evidence, so the spread is small.
-KIND_WEIGHT = {MemoryKind.ABSTRACTION: 1.1, MemoryKind.RELATION: 1.05,
-               MemoryKind.EPISODE: 1.0, MemoryKind.ENTITY: 0.7}
-
-
-@dataclass(frozen=True, slots=True)
-class RecallTuning:
-    """How recall ranks, as data. The defaults are the service's behaviour."""
-
-    #: weights of the candidate lists in the reciprocal-rank fusion
-    vector_weight: float = 1.0
-    fulltext_weight: float = 0.4
-    #: relations reached from the entities the question's words hit: a weak signal on
-    #: its own (being linked is not being relevant), so it mostly breaks ties
-    graph_weight: float = 0.1
-    #: episodes that mention those entities: off, since a mention is what the full-text
-    #: search already found, minus who said it
-    graph_episode_weight: float = 0.0
-    #: rank each search's hits of all kinds together (else per kind, then fused)
-    rank_across_kinds: bool = True
-    #: match names in the question against the people who speak in this memory
-    speakers: bool = True
-    #: take matched names out of the search text (they pull towards turns addressing them)
-    strip_names: bool = True
-    #: cosine bonus / full-text factor for memories by (or about) a named person
-    speaker_vector_bonus: float = 0.1
-    speaker_text_factor: float = 1.0
-    #: drop function words from the full-text query
-    stopwords: bool = True
-    #: when-questions: episodes that state a time ("last week", "in May") x (1 + this)
-    time_boost: float = 0.5
-    #: a question's time window: episodes inside x (1 + inside), outside x (1 + outside)
-    window_inside: float = 1.0
-    window_outside: float = -0.6
-    #: people tell of an event after it: an episode up to this many days after the window
-    #: (at most the window's own length) still counts as inside
-    window_grace_days: float = 14.0
-    #: "how long..." questions ask for a time too (the time boost applies)
-    duration_questions: bool = True
-    #: conversational context: turns next to the top ``context_seeds`` episodes inherit
-    #: ``context_weight`` (and, for when-questions, ``context_time_weight`` more when they
-    #: state a time) of the best neighbour's fused score
-    context: bool = True
-    context_seeds: int = 20
-    context_weight: float = 0.3
-    context_time_weight: float = 0.6
-    #: how far (ms) from a seed a same-session episode may be to count as its neighbour
-    context_span_ms: int = 6 * 3_600_000
-    #: access counts: a tie-breaker, not a popularity loop (x (1 + w * min(log1p(n), 5)))
-    frequency_weight: float = 0.01
-    #: how much a recent memory gains (x (1 - w + w * recency)). A relation that is valid
-    #: at the time asked about is as true whether it began last week or years ago, so
-    #: its age only breaks ties; an episode's age is part of what makes it relevant.
-    #: leave the names of hub entities out of the full-text search of other kinds
-    skip_hub_names: bool = True
-    recency_weight: float = 0.15
-    relation_recency_weight: float = 0.03
-
-
-DEFAULT_TUNING = RecallTuning()
-
-#: One stage changed each, for ablation benchmarks (``bench/locomo.py --ablate``).
-ABLATIONS: dict[str, RecallTuning] = {
-    "full": DEFAULT_TUNING,
-    "-speakers": replace(DEFAULT_TUNING, speakers=False),
-    "-strip names": replace(DEFAULT_TUNING, strip_names=False),
-    "-stopwords": replace(DEFAULT_TUNING, stopwords=False),
-    "-rank across kinds": replace(DEFAULT_TUNING, rank_across_kinds=False),
-    "-context": replace(DEFAULT_TUNING, context=False),
-    "-time boost": replace(DEFAULT_TUNING, time_boost=0.0, context_time_weight=0.0,
-                           duration_questions=False),
-    "-window grace": replace(DEFAULT_TUNING, window_grace_days=0.0),
-    "-graph": replace(DEFAULT_TUNING, graph_weight=0.0),
-    "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
-                                       graph_episode_weight=0.3),
-    "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
-    "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
-}
-
-
-@dataclass(slots=True)
-class Source:
-    id: str
-    source_ref: str | None
-    occurred_at: datetime | None
-
-
-@dataclass(slots=True)
-class Scores:
-    vector: float = 0.0
-    fulltext: float = 0.0
-    graph: float = 0.0
-    recency: float = 0.0
-    importance: float = 0.0
-    frequency: float = 0.0
-    temporal: float = 0.0
-    fused: float = 0.0
-    speaker: float = 0.0  # 1.0 when said by (or about) a person the question names
-    context: float = 0.0  # what the item inherited from its neighbours in the conversation
-
-
-@dataclass(slots=True)
-class RecallItem:
-    kind: MemoryKind
-    id: str
-    text: str
-    score: float
-    scores: Scores
-    valid_from: datetime | None = None
-    valid_until: datetime | None = None
-    occurred_at: datetime | None = None
-    status: MemoryStatus = MemoryStatus.ACTIVE
-    sources: list[Source] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Conflict:
-    ids: list[str]
-    warning: str
-
-
-@dataclass(slots=True)
-class RecallResult:
-    items: list[RecallItem]
-    conflicts: list[Conflict]
-    temporal_window: TimeWindow | None
-    cold_start: bool = False
-    took_ms: float = 0.0
-
-
-class AccessTracker:
-    """Access counts kept in memory and flushed in batches (no write per read).
-
-    A flush that falls due during a recall runs on a background thread, so the reader does
-    not wait for the write; ``flush()`` itself is synchronous and first waits for a
-    background flush still running (``close`` relies on that).
-    """
-
-    def __init__(self, store: Store, every_s: float = 60.0, every_n: int = 100) -> None:
-        self._store = store
-        self._every_s = every_s
-        self._every_n = every_n
-        self._pending: dict[tuple[str, str], list[int]] = {}
-        self._count = 0
-        self._last = time.monotonic()
-        self._lock = threading.Lock()
-        self._worker: threading.Thread | None = None
-
-    def touch(self, label: str, ids: list[str], at_ms: int) -> None:
-        with self._lock:
-            for i in ids:
-                entry = self._pending.setdefault((label, i), [0, at_ms])
-                entry[0] += 1
-                entry[1] = max(entry[1], at_ms)
-            self._count += len(ids)
-            due = (self._count >= self._every_n
-                   or time.monotonic() - self._last >= self._every_s)
-            if due and (self._worker is None or not self._worker.is_alive()):
-                self._worker = threading.Thread(target=self._flush_quietly, daemon=True,
-                                                name="graphmem-access-flush")
-                self._worker.start()
-
-    def _flush_quietly(self) -> None:
-        try:
-            self._write()
-        except GraphMemError as e:  # counts are a ranking hint: losing a batch is fine
-            log.warning("access counts not written: %s", e)
-
-    def flush(self) -> None:
-        """Write the pending counts now (after any background flush has finished)."""
-        worker = self._worker
-        if worker is not None and worker is not threading.current_thread():
-            worker.join()
-        self._write()
-
-    def _write(self) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, {}
-            self._count = 0
-            self._last = time.monotonic()
-        by_label: dict[str, list[Row]] = defaultdict(list)
-        for (label, i), (delta, at) in pending.items():
-            by_label[label].append({"id": i, "delta": delta, "at": at})
-        for label, rows in by_label.items():
-            self._store.bump_access(label, rows)
-
 
 @dataclass(slots=True)
 class _Candidates:
@@ -252,39 +80,6 @@ class _Candidates:
         if source not in self.ranks[hit.id]:
             self.ranks[hit.id][source] = rank
             setattr(self.raw[hit.id], source, round(float(hit.score), 6))
-
-
-class SpeakerCache:
-    """Each user's speakers, read once per ``ttl_s`` instead of once per recall.
-
-    The service drops a user's entry when it writes their episodes; the time limit bounds
-    what another replica's writes can leave stale (a missed name only costs a ranking bonus).
-    """
-
-    def __init__(self, load: Callable[[str], list[str]], ttl_s: float = 30.0,
-                 max_users: int = 4096) -> None:
-        self._load = load
-        self._ttl = ttl_s
-        self._max = max_users
-        self._lock = threading.Lock()
-        self._entries: dict[str, tuple[float, list[str]]] = {}
-
-    def get(self, user_id: str) -> list[str]:
-        now = time.monotonic()
-        with self._lock:
-            hit = self._entries.get(user_id)
-        if hit is not None and now - hit[0] < self._ttl:
-            return hit[1]
-        speakers = self._load(user_id)
-        with self._lock:
-            if len(self._entries) >= self._max:
-                self._entries.clear()
-            self._entries[user_id] = (now, speakers)
-        return speakers
-
-    def drop(self, user_id: str) -> None:
-        with self._lock:
-            self._entries.pop(user_id, None)
 
 
 class Recaller:
@@ -310,16 +105,16 @@ class Recaller:
                                  MemoryKind.ABSTRACTION])
         text = (strip_window(q.query, window) if window else q.query) or q.query
         when = is_when_question(q.query) or (t.duration_questions
-                                             and _DURATION_QUESTION.search(q.query) is not None)
+                                             and DURATION_QUESTION.search(q.query) is not None)
         cand = max(q.limit * 4, 40)
 
         names = self._named_speakers(q.user_id, text) if t.speakers else []
-        search = _without_names(text, names) if names and t.strip_names else text
-        words = _content_words(search) if t.stopwords else search
+        search = without_names(text, names) if names and t.strip_names else text
+        words = content_words(search) if t.stopwords else search
 
         c = self._gather(q, kinds, search, words, cand)
         c.rows = self._load(q.user_id, c.label_of)
-        named = {i: _is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
+        named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
         self._rank(c, named)
         fused = {i: _fuse(c.ranks[i], c.label_of[i], t) for i in c.label_of}
         inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
@@ -343,7 +138,7 @@ class Recaller:
             s.speaker = 1.0 if named.get(item_id) else 0.0
             s.context = round(inherited.get(item_id, 0.0), 6)
             s.fused = round(base + s.context, 6)
-            if when and kind is MemoryKind.EPISODE and _states_time(row.get("content", "")):
+            if when and kind is MemoryKind.EPISODE and states_time(row.get("content", "")):
                 base *= 1.0 + t.time_boost
             score = (base + s.context) * KIND_WEIGHT[kind]
             w = t.relation_recency_weight if kind is MemoryKind.RELATION else t.recency_weight
@@ -374,7 +169,7 @@ class Recaller:
 
     def _named_speakers(self, user_id: str, text: str) -> list[str]:
         """The people who speak in this memory and whom ``text`` names."""
-        return [name for name in self.speakers.get(user_id) if _name_pattern(name).search(text)]
+        return [name for name in self.speakers.get(user_id) if name_pattern(name).search(text)]
 
     def _gather(self, q: RecallIn, kinds: list[MemoryKind], search: str, words: str,
                 cand: int) -> _Candidates:
@@ -494,12 +289,12 @@ class Recaller:
             if names:
                 gate = named.get(i)
                 if gate is None:
-                    gate = _is_named("Episode", row, names)
+                    gate = is_named("Episode", row, names)
                     named[i] = gate
                 if not gate:
                     continue
             share = t.context_weight
-            if when and _states_time(row.get("content", "")):
+            if when and states_time(row.get("content", "")):
                 share += t.context_time_weight
             out[i] = share * score
             if i not in c.label_of:
@@ -652,89 +447,6 @@ def _natural(text: str) -> tuple[tuple[int, str], ...]:
                  for p in re.split(r"(\d+)", text) if p)
 
 
-# ---------------------------------------------------------------------- question text
-
-# Function words of English questions; what remains carries the topic.
-_STOPWORDS = frozenset("""
-a about above after again all also am an and any are as at be because been before being
-below between both but by can could did do does doing done down during each even ever few
-for from further get gets got had has have having he her here hers herself him himself his
-how i if in into is it its itself just kind like likely many may me might more most much
-must my myself no nor not now of off on once one only or other our ours ourselves out over
-own really same say said she should since so some such than that the their theirs them
-themselves then there these they thing things this those through to too under until up upon
-us very was way we were what whats when where which while who whom whose why will with
-would you your yours yourself yourselves s t ve ll d re m
-""".split())
-
-
-def _content_words(text: str) -> str:
-    """``text`` without function words (the full-text query is an OR of its words)."""
-    words = re.findall(r"\w+(?:['’]\w+)?", text)
-    kept = [w for w in words
-            if re.sub(r"['’]\w*$", "", w).casefold() not in _STOPWORDS]
-    return " ".join(kept) if kept else text
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    """A name as a whole word (possessive allowed); CJK names as a plain substring."""
-    if re.search(r"[\u3040-\u30ff\u3400-\u9fff]", name):
-        return re.compile(re.escape(name))
-    return re.compile(r"(?<![\w])" + re.escape(name) + r"(?:['’]s)?(?![\w])", re.IGNORECASE)
-
-
-def _without_names(text: str, names: list[str]) -> str:
-    out = text
-    for name in names:
-        out = _name_pattern(name).sub(" ", out)
-    out = re.sub(r"\s+([?.!,;:])", r"\1", " ".join(out.split())).strip()
-    return out if re.search(r"\w", out) else text
-
-
-def _is_named(label: str, row: Row, names: list[str]) -> bool:
-    """Is this memory said by (episode) or about (relation, entity) a named person?"""
-    if not names:
-        return False
-    if label == "Episode":
-        who = row.get("speaker")
-    elif label == "Relation":
-        who = row.get("subject")
-    elif label == "Entity":
-        who = row.get("name")
-    else:
-        return False
-    if not who:
-        return False
-    folded = str(who).casefold()
-    return any(folded == n.casefold() for n in names)
-
-
-# A statement that places something in time: dates, weekdays, relative days and periods,
-# durations. Cheap (a regex), since it runs on every candidate of a when-question.
-_MONTH = (r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june|july|aug(?:ust)?|"
-          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
-_UNIT = r"(?:day|night|week|weekend|month|year|decade|summer|winter|spring|fall|autumn)s?"
-_NUMBER = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several)"
-_TIME_EN = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|weekend|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|" + _MONTH + r"|"
-    r"(?:last|next|this|past|coming|previous)\s+" + _UNIT + r"|"
-    r"(?:for|over|since|about|almost|nearly)\s+" + _NUMBER + r"\s+" + _UNIT + r"|"
-    r"(?:19|20)\d\d)\b", re.IGNORECASE)
-_TIME_MAY = re.compile(r"\bMay\b|\bmay\s+\d")  # "May" the month, not "may" the verb
-_TIME_ZH = re.compile(r"昨天|今天|明天|前天|后天|去年|今年|明年|前年|上周|下周|本周|"
-                      r"上个?月|下个?月|星期|礼拜|周[一二三四五六日天]|\d+\s*[年月日号]|"
-                      r"[一二三四五六七八九十两几]+(?:天|周|个月|年)")
-
-
-_DURATION_QUESTION = re.compile(
-    r"\bhow\s+long\b|\bhow\s+many\s+(?:days|weeks|months|years)\b|多久|多长时间", re.IGNORECASE)
-
-
-def _states_time(text: str) -> bool:
-    return bool(_TIME_EN.search(text) or _TIME_MAY.search(text) or _TIME_ZH.search(text))
-
-
 # ---------------------------------------------------------------------- time
 
 
@@ -783,3 +495,7 @@ def _quota(items: list[RecallItem], limit: int, kinds: list[MemoryKind]) -> list
         chosen.append(it)
     chosen.sort(key=lambda it: (-it.score, it.id))
     return chosen
+
+
+__all__ = ["ABLATIONS", "DEFAULT_TUNING", "AccessTracker", "Conflict", "RecallItem",
+           "RecallResult", "RecallTuning", "Recaller", "Scores", "Source", "SpeakerCache"]

@@ -1,0 +1,105 @@
+"""Per-user state recall keeps between calls: access counts waiting to be written in a
+batch (no write per read) and the names of who speaks in each memory."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+
+from graphmem.errors import GraphMemError
+from graphmem.store.base import Row, Store
+
+log = logging.getLogger(__name__)
+
+
+class AccessTracker:
+    """Access counts kept in memory and flushed in batches (no write per read).
+
+    A flush that falls due during a recall runs on a background thread, so the reader does
+    not wait for the write; ``flush()`` itself is synchronous and first waits for a
+    background flush still running (``close`` relies on that).
+    """
+
+    def __init__(self, store: Store, every_s: float = 60.0, every_n: int = 100) -> None:
+        self._store = store
+        self._every_s = every_s
+        self._every_n = every_n
+        self._pending: dict[tuple[str, str], list[int]] = {}
+        self._count = 0
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
+        self._worker: threading.Thread | None = None
+
+    def touch(self, label: str, ids: list[str], at_ms: int) -> None:
+        with self._lock:
+            for i in ids:
+                entry = self._pending.setdefault((label, i), [0, at_ms])
+                entry[0] += 1
+                entry[1] = max(entry[1], at_ms)
+            self._count += len(ids)
+            due = (self._count >= self._every_n
+                   or time.monotonic() - self._last >= self._every_s)
+            if due and (self._worker is None or not self._worker.is_alive()):
+                self._worker = threading.Thread(target=self._flush_quietly, daemon=True,
+                                                name="graphmem-access-flush")
+                self._worker.start()
+
+    def _flush_quietly(self) -> None:
+        try:
+            self._write()
+        except GraphMemError as e:  # counts are a ranking hint: losing a batch is fine
+            log.warning("access counts not written: %s", e)
+
+    def flush(self) -> None:
+        """Write the pending counts now (after any background flush has finished)."""
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join()
+        self._write()
+
+    def _write(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            self._count = 0
+            self._last = time.monotonic()
+        by_label: dict[str, list[Row]] = defaultdict(list)
+        for (label, i), (delta, at) in pending.items():
+            by_label[label].append({"id": i, "delta": delta, "at": at})
+        for label, rows in by_label.items():
+            self._store.bump_access(label, rows)
+
+
+class SpeakerCache:
+    """Each user's speakers, read once per ``ttl_s`` instead of once per recall.
+
+    The service drops a user's entry when it writes their episodes; the time limit bounds
+    what another replica's writes can leave stale (a missed name only costs a ranking bonus).
+    """
+
+    def __init__(self, load: Callable[[str], list[str]], ttl_s: float = 30.0,
+                 max_users: int = 4096) -> None:
+        self._load = load
+        self._ttl = ttl_s
+        self._max = max_users
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[float, list[str]]] = {}
+
+    def get(self, user_id: str) -> list[str]:
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(user_id)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        speakers = self._load(user_id)
+        with self._lock:
+            if len(self._entries) >= self._max:
+                self._entries.clear()
+            self._entries[user_id] = (now, speakers)
+        return speakers
+
+    def drop(self, user_id: str) -> None:
+        with self._lock:
+            self._entries.pop(user_id, None)

@@ -1,0 +1,145 @@
+"""What recall returns (items with score breakdowns and provenance, conflicts) and how it
+ranks, as data (``RecallTuning`` and its ablation presets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from graphmem.model import MemoryKind, MemoryStatus
+from graphmem.timeparse import TimeWindow
+
+LABEL = {MemoryKind.EPISODE: "Episode", MemoryKind.ENTITY: "Entity",
+         MemoryKind.RELATION: "Relation", MemoryKind.ABSTRACTION: "Abstraction"}
+RRF_K = 60
+DAY_MS = 86_400_000
+
+# Kind priors: statements and conclusions condense what episodes say (seed: procedural >
+# semantic > episodic), but an episode is the evidence, so the spread is small.
+KIND_WEIGHT = {MemoryKind.ABSTRACTION: 1.1, MemoryKind.RELATION: 1.05,
+               MemoryKind.EPISODE: 1.0, MemoryKind.ENTITY: 0.7}
+
+
+@dataclass(frozen=True, slots=True)
+class RecallTuning:
+    """How recall ranks, as data. The defaults are the service's behaviour."""
+
+    #: weights of the candidate lists in the reciprocal-rank fusion
+    vector_weight: float = 1.0
+    fulltext_weight: float = 0.4
+    #: relations reached from the entities the question's words hit: a weak signal on
+    #: its own (being linked is not being relevant), so it mostly breaks ties
+    graph_weight: float = 0.1
+    #: episodes that mention those entities: off, since a mention is what the full-text
+    #: search already found, minus who said it
+    graph_episode_weight: float = 0.0
+    #: rank each search's hits of all kinds together (else per kind, then fused)
+    rank_across_kinds: bool = True
+    #: match names in the question against the people who speak in this memory
+    speakers: bool = True
+    #: take matched names out of the search text (they pull towards turns addressing them)
+    strip_names: bool = True
+    #: cosine bonus / full-text factor for memories by (or about) a named person
+    speaker_vector_bonus: float = 0.1
+    speaker_text_factor: float = 1.0
+    #: drop function words from the full-text query
+    stopwords: bool = True
+    #: when-questions: episodes that state a time ("last week", "in May") x (1 + this)
+    time_boost: float = 0.5
+    #: a question's time window: episodes inside x (1 + inside), outside x (1 + outside)
+    window_inside: float = 1.0
+    window_outside: float = -0.6
+    #: people tell of an event after it: an episode up to this many days after the window
+    #: (at most the window's own length) still counts as inside
+    window_grace_days: float = 14.0
+    #: "how long..." questions ask for a time too (the time boost applies)
+    duration_questions: bool = True
+    #: conversational context: turns next to the top ``context_seeds`` episodes inherit
+    #: ``context_weight`` (and, for when-questions, ``context_time_weight`` more when they
+    #: state a time) of the best neighbour's fused score
+    context: bool = True
+    context_seeds: int = 20
+    context_weight: float = 0.3
+    context_time_weight: float = 0.6
+    #: how far (ms) from a seed a same-session episode may be to count as its neighbour
+    context_span_ms: int = 6 * 3_600_000
+    #: access counts: a tie-breaker, not a popularity loop (x (1 + w * min(log1p(n), 5)))
+    frequency_weight: float = 0.01
+    #: how much a recent memory gains (x (1 - w + w * recency)). A relation that is valid
+    #: at the time asked about is as true whether it began last week or years ago, so
+    #: its age only breaks ties; an episode's age is part of what makes it relevant.
+    #: leave the names of hub entities out of the full-text search of other kinds
+    skip_hub_names: bool = True
+    recency_weight: float = 0.15
+    relation_recency_weight: float = 0.03
+
+
+DEFAULT_TUNING = RecallTuning()
+
+#: One stage changed each, for ablation benchmarks (``bench/locomo.py --ablate``).
+ABLATIONS: dict[str, RecallTuning] = {
+    "full": DEFAULT_TUNING,
+    "-speakers": replace(DEFAULT_TUNING, speakers=False),
+    "-strip names": replace(DEFAULT_TUNING, strip_names=False),
+    "-stopwords": replace(DEFAULT_TUNING, stopwords=False),
+    "-rank across kinds": replace(DEFAULT_TUNING, rank_across_kinds=False),
+    "-context": replace(DEFAULT_TUNING, context=False),
+    "-time boost": replace(DEFAULT_TUNING, time_boost=0.0, context_time_weight=0.0,
+                           duration_questions=False),
+    "-window grace": replace(DEFAULT_TUNING, window_grace_days=0.0),
+    "-graph": replace(DEFAULT_TUNING, graph_weight=0.0),
+    "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
+                                       graph_episode_weight=0.3),
+    "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
+    "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
+}
+
+
+@dataclass(slots=True)
+class Source:
+    id: str
+    source_ref: str | None
+    occurred_at: datetime | None
+
+
+@dataclass(slots=True)
+class Scores:
+    vector: float = 0.0
+    fulltext: float = 0.0
+    graph: float = 0.0
+    recency: float = 0.0
+    importance: float = 0.0
+    frequency: float = 0.0
+    temporal: float = 0.0
+    fused: float = 0.0
+    speaker: float = 0.0  # 1.0 when said by (or about) a person the question names
+    context: float = 0.0  # what the item inherited from its neighbours in the conversation
+
+
+@dataclass(slots=True)
+class RecallItem:
+    kind: MemoryKind
+    id: str
+    text: str
+    score: float
+    scores: Scores
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    occurred_at: datetime | None = None
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    sources: list[Source] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Conflict:
+    ids: list[str]
+    warning: str
+
+
+@dataclass(slots=True)
+class RecallResult:
+    items: list[RecallItem]
+    conflicts: list[Conflict]
+    temporal_window: TimeWindow | None
+    cold_start: bool = False
+    took_ms: float = 0.0
