@@ -124,7 +124,8 @@ def prefix_term(word: str) -> str:
         return word
     stem = word.lower()
     for suffix in _SUFFIXES:
-        if stem.endswith(suffix) and len(stem) - len(suffix) >= 4:
+        if stem.endswith(suffix) and len(stem) - len(suffix) >= 4 \
+                and not (suffix == "s" and stem[-2] in "sui"):  # press, status, analysis
             stem = stem[: -len(suffix)]
             break
     return stem + "*"

@@ -1,0 +1,25 @@
+"""How a search text becomes full-text query words (shared by both stores)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.store.base import fulltext_terms, prefix_term
+
+
+def test_terms_drop_query_syntax_and_repeats() -> None:
+    assert fulltext_terms('Hugo (editor) | "hugo" -Vim*') == ["Hugo", "editor", "Vim"]
+    assert fulltext_terms("?? !! ::") == []
+    assert len(fulltext_terms(" ".join(f"w{i}" for i in range(100)))) == 32
+
+
+@pytest.mark.parametrize(("word", "query"), [
+    ("works", "work*"), ("worked", "work*"), ("working", "work*"), ("prefers", "prefer*"),
+    ("matches", "match*"), ("editor", "editor*"),
+    ("press", "press*"), ("status", "status*"), ("analysis", "analysis*"),  # not plurals
+    ("uses", "uses*"), ("living", "living*"),  # the stem would be under four letters
+    ("go", "go"), ("art", "art"),  # short words are matched as they are
+    ("咖啡", "咖啡"), ("café", "café"), ("R2D2", "R2D2"),  # not plain ASCII letters
+])
+def test_english_words_become_stem_prefixes(word: str, query: str) -> None:
+    assert prefix_term(word) == query
