@@ -142,12 +142,15 @@ class Neo4jStore(CypherReads):
         steps = self._plan_steps(plan)
         if self._driver is None:
             raise UnavailableError("the neo4j store is not open")
+        def work(tx: Any) -> None:
+            for text, params in steps:
+                tx.run(text, params).consume()
+
+        # One transaction; the driver runs it again on transient failures (deadlocks,
+        # lock timeouts, a leader switch), each time whole or not at all.
         try:
             with self._driver.session(database=self._database) as session:
-                with session.begin_transaction() as tx:
-                    for text, params in steps:
-                        tx.run(text, params).consume()
-                    tx.commit()
+                session.execute_write(work)
         except neo4j.exceptions.ServiceUnavailable as e:
             raise UnavailableError("neo4j is unavailable") from e
         except neo4j.exceptions.Neo4jError as e:
