@@ -154,9 +154,10 @@ class Recaller:
         items.sort(key=lambda it: (-it.score, it.id))
         chosen = _quota(items, q.limit, kinds)
         self._provenance(q.user_id, chosen, c.rows)
+        current = as_of is None and window is None and q.known_at is None
         conflicts = self._conflicts(q.user_id, chosen, as_of if as_of is not None
                                     else to_ms(now) or 0, known_at,
-                                    window if as_of is None else None)
+                                    window if as_of is None else None, current=current)
         if self.tracker is not None:
             at = to_ms(now) or 0
             for label in {LABEL[i.kind] for i in chosen}:
@@ -381,7 +382,7 @@ class Recaller:
                                  for ref in rows[i.id].get("sourceRefs") or []]
 
     def _conflicts(self, user_id: str, items: list[RecallItem], at: int, known_at: int,
-                   window: TimeWindow | None) -> list[Conflict]:
+                   window: TimeWindow | None, *, current: bool) -> list[Conflict]:
         """DISPUTED pairs among the relations found, both valid at the time asked about.
 
         The time asked about is ``asOf`` (else now), or the question's window: a dispute
@@ -389,6 +390,10 @@ class Recaller:
         and one that was not yet recorded at ``knownAt`` is not.
         """
         rel_ids = [i.id for i in items if i.kind is MemoryKind.RELATION]
+        if current:
+            # a pair valid now and disputed is DISPUTED now: no need to read edges for more
+            rel_ids = [i.id for i in items if i.kind is MemoryKind.RELATION
+                       and i.status is MemoryStatus.DISPUTED]
         if not rel_ids:
             return []
         pairs: set[tuple[str, str]] = set()
