@@ -218,7 +218,7 @@ class FalkorStore(CypherReads):
         part of recall at 100k relations. English words are searched as prefixes of their
         stems (``prefix_term``).
         """
-        terms = [prefix_term(t) for t in fulltext_terms(text)]
+        terms = list(dict.fromkeys(prefix_term(t) for t in fulltext_terms(text)))  # works, worked
         query = self._q.get("fulltext_search", label=label)
         cap = max(FULLTEXT_TERM_CAP, 5 * k)
         totals: dict[str, float] = {}

@@ -186,7 +186,7 @@ class Neo4jStore(CypherReads):
     # ------------------------------------------------------------------ reads
 
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
-        query = " ".join(prefix_term(t) for t in fulltext_terms(text))
+        query = " ".join(dict.fromkeys(prefix_term(t) for t in fulltext_terms(text)))
         if not query:
             return []
         try:
