@@ -1,5 +1,7 @@
 MATCH (n:{label} {userId: $userId})
-RETURN n {.*, embedding: null} AS n
+OPTIONAL MATCH (a:Access {id: n.id})
+RETURN n {.*, embedding: null, accessCount: coalesce(a.count, n.accessCount),
+          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt)} AS n
 ORDER BY n.id
 SKIP $skip
 LIMIT $limit

@@ -1,3 +1,5 @@
 MATCH (n:{label})
 WHERE n.id IN $ids AND n.userId = $userId
-RETURN n {.*, embedding: null} AS n
+OPTIONAL MATCH (a:Access {id: n.id})
+RETURN n {.*, embedding: null, accessCount: coalesce(a.count, n.accessCount),
+          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt)} AS n

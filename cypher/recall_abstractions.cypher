@@ -1,5 +1,7 @@
 // What recall ranks and shows of some abstractions (see recall_episodes).
 MATCH (n:Abstraction)
 WHERE n.id IN $ids AND n.userId = $userId
-RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance, .accessCount,
+OPTIONAL MATCH (a:Access {id: n.id})
+RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
+          accessCount: coalesce(a.count, n.accessCount),
           .conclusion, .status} AS n

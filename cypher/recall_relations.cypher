@@ -2,6 +2,8 @@
 // was believed at knownAt (see recall_episodes).
 MATCH (n:Relation)
 WHERE n.id IN $ids AND n.userId = $userId
-RETURN n {.id, .createdAt, .recordedAt, .expiredAt, .forgottenAt, .importance, .accessCount,
+OPTIONAL MATCH (a:Access {id: n.id})
+RETURN n {.id, .createdAt, .recordedAt, .expiredAt, .forgottenAt, .importance,
+          accessCount: coalesce(a.count, n.accessCount),
           .statement, .subject, .predicate, .object, .validFrom, .validUntil, .status,
           .untilLog, .statusLog, .aliveLog, .episodeIds, .sourceRefs} AS n

@@ -26,3 +26,5 @@ CREATE FULLTEXT INDEX Entity_text IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, 
 CREATE FULLTEXT INDEX Relation_text IF NOT EXISTS FOR (n:Relation) ON EACH [n.statement] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
 ;
 CREATE FULLTEXT INDEX Abstraction_text IF NOT EXISTS FOR (n:Abstraction) ON EACH [n.conclusion] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+;
+CREATE CONSTRAINT access_id IF NOT EXISTS FOR (n:Access) REQUIRE n.id IS UNIQUE

@@ -9,6 +9,8 @@ WITH collect(DISTINCT s.sessionId) AS sessions, min(s.occurredAt) - $spanMs AS l
 MATCH (n:Episode)
 WHERE n.userId = $userId AND n.sessionId IN sessions AND n.occurredAt >= lo
   AND n.occurredAt <= hi
-RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance, .accessCount, .content,
+OPTIONAL MATCH (a:Access {id: n.id})
+RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
+          accessCount: coalesce(a.count, n.accessCount), .content,
           .speaker, .occurredAt, .sessionId, .sourceRef} AS n
 LIMIT $limit

@@ -27,16 +27,16 @@ class AccessTracker:
         self._store = store
         self._every_s = every_s
         self._every_n = every_n
-        self._pending: dict[tuple[str, str], list[int]] = {}
+        self._pending: dict[tuple[str, str, str], list[int]] = {}  # (user, label, id)
         self._count = 0
         self._last = time.monotonic()
         self._lock = threading.Lock()
         self._worker: threading.Thread | None = None
 
-    def touch(self, label: str, ids: list[str], at_ms: int) -> None:
+    def touch(self, user_id: str, label: str, ids: list[str], at_ms: int) -> None:
         with self._lock:
             for i in ids:
-                entry = self._pending.setdefault((label, i), [0, at_ms])
+                entry = self._pending.setdefault((user_id, label, i), [0, at_ms])
                 entry[0] += 1
                 entry[1] = max(entry[1], at_ms)
             self._count += len(ids)
@@ -65,11 +65,11 @@ class AccessTracker:
             pending, self._pending = self._pending, {}
             self._count = 0
             self._last = time.monotonic()
-        by_label: dict[str, list[Row]] = defaultdict(list)
-        for (label, i), (delta, at) in pending.items():
-            by_label[label].append({"id": i, "delta": delta, "at": at})
-        for label, rows in by_label.items():
-            self._store.bump_access(label, rows)
+        batches: dict[tuple[str, str], list[Row]] = defaultdict(list)
+        for (user_id, label, i), (delta, at) in pending.items():
+            batches[(user_id, label)].append({"id": i, "delta": delta, "at": at})
+        for (user_id, label), rows in batches.items():
+            self._store.bump_access(label, user_id, rows)
 
 
 class SpeakerCache:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
 
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.inputs import EpisodeIn, MessageIn, RecallIn
-from graphmem.model import MemoryKind, MemoryStatus
+from graphmem.model import MemoryKind, MemoryStatus, to_ms
 from graphmem.service import MemoryService
 
 
@@ -303,9 +304,9 @@ def test_access_counts_are_batched_not_written_per_read(store, clock) -> None:  
     calls: list[int] = []
     real = store.bump_access
 
-    def counting(label, rows):  # type: ignore[no-untyped-def]
+    def counting(label, user_id, rows):  # type: ignore[no-untyped-def]
         calls.append(len(rows))
-        return real(label, rows)
+        return real(label, user_id, rows)
 
     store.bump_access = counting
     try:
@@ -316,8 +317,36 @@ def test_access_counts_are_batched_not_written_per_read(store, clock) -> None:  
         assert calls  # one batched write per label
         row = svc.store.nodes("Episode", user, [res.items[0].id])[0]
         assert row["accessCount"] == 3
+        assert row["lastAccessedAt"] == to_ms(clock())
+        # the count feeds recall's frequency term
+        again = svc.recall(RecallIn(user, "where do I live", kinds=[MemoryKind.EPISODE]))
+        assert again.items[0].scores.frequency == pytest.approx(math.log1p(3))
     finally:
         del store.bump_access
+
+
+def test_access_counts_stay_with_their_tenant_and_carry_an_older_count(store, clock) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.embed import HashingEmbedder
+    from graphmem.store.base import WritePlan
+
+    from .conftest import DIM, make_settings
+
+    svc = MemoryService(make_settings(access_flush_count=1000, access_flush_s=3600), store,
+                        HashingEmbedder(DIM), clock=clock)
+    user, other = f"acc-a-{id(clock)}", f"acc-b-{id(clock)}"
+    svc.add_episode(ep(user, "I live in Porto.", "2024-01-01", "p1"))
+    mine = svc.recall(RecallIn(user, "where do I live", kinds=[MemoryKind.EPISODE])).items[0].id
+    # a count an older version kept on the memory itself
+    plan = WritePlan(user_id=user, at=to_ms(clock()) or 0)
+    plan.update("Episode", mine, {"accessCount": 5})
+    svc.apply(plan)
+    # another tenant's flush naming this id changes nothing
+    store.bump_access("Episode", other, [{"id": mine, "delta": 100, "at": 1}])
+    assert svc.store.nodes("Episode", user, [mine])[0]["accessCount"] == 5
+    svc.access.flush()
+    assert svc.store.nodes("Episode", user, [mine])[0]["accessCount"] == 6
+    exported = {r["id"]: r for r in svc.store.export_nodes("Episode", user, 0, 10)}
+    assert exported[mine]["accessCount"] == 6
 
 
 def test_paged_listings_come_from_the_store(service: MemoryService, user: str) -> None:

@@ -11,3 +11,5 @@ CREATE CONSTRAINT abstraction_id IF NOT EXISTS FOR (n:Abstraction) REQUIRE n.id 
 CREATE INDEX relation_group IF NOT EXISTS FOR (n:Relation) ON (n.groupKey)
 ;
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.normName)
+;
+CREATE CONSTRAINT access_id IF NOT EXISTS FOR (n:Access) REQUIRE n.id IS UNIQUE

@@ -35,3 +35,5 @@ CALL db.idx.fulltext.createNodeIndex({label: 'Entity', language: 'chinese'}, 'na
 CALL db.idx.fulltext.createNodeIndex({label: 'Relation', language: 'chinese'}, 'statement')
 ;
 CALL db.idx.fulltext.createNodeIndex({label: 'Abstraction', language: 'chinese'}, 'conclusion')
+;
+CREATE INDEX FOR (n:Access) ON (n.id)

@@ -200,10 +200,11 @@ class FalkorStore(CypherReads):
             add("link", {"rows": rows, "userId": u}, edge=edge, src=src, dst=dst)
         return out
 
-    def bump_access(self, label: str, rows: list[Row]) -> None:
+    def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None:
         if rows:
             with self._lock:
-                self._query(self._q.get("bump_access", label=label), {"rows": rows},
+                self._query(self._q.get("bump_access", label=label),
+                            {"rows": rows, "userId": user_id},
                             read_only=False)
 
     # ------------------------------------------------------------------ reads

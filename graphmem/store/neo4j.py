@@ -179,9 +179,10 @@ class Neo4jStore(CypherReads):
                           {"rows": rows, "userId": u}))
         return steps
 
-    def bump_access(self, label: str, rows: list[Row]) -> None:
+    def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None:
         if rows:
-            self._run(self._q.get("bump_access", label=label), {"rows": rows}, write=True)
+            self._run(self._q.get("bump_access", label=label),
+                      {"rows": rows, "userId": user_id}, write=True)
 
     # ------------------------------------------------------------------ reads
 
