@@ -74,6 +74,7 @@ class _Candidates:
     label_of: dict[str, str] = field(default_factory=dict)
     rows: dict[str, Row] = field(default_factory=dict)
     hits: dict[tuple[str, str], list[Hit]] = field(default_factory=dict)  # (label, source)
+    degrees: dict[str, int] = field(default_factory=dict)  # named entities' relation counts
 
     def note(self, label: str, hit: Hit, rank: int, source: str) -> None:
         self.label_of.setdefault(hit.id, label)
@@ -188,13 +189,14 @@ class Recaller:
             for rank, hit in enumerate(hits):
                 c.note(label, hit, rank, "fulltext")
             if label == "Entity" and self.tuning.skip_hub_names:
-                words = self._without_hub_names(q.user_id, hits[:8], words)
+                words = self._without_hub_names(q.user_id, hits[:8], words, c.degrees)
 
         # Graph expansion from the entities the question names (full-text hits on names).
         if q.hops > 0:
             seeds = [h.id for h in c.hits.get(("Entity", "fulltext"), [])[:8]]
             if MemoryKind.RELATION in kinds:
-                for rank, hit in enumerate(self.store.expand(q.user_id, seeds, cand)):
+                near = self.store.expand(q.user_id, seeds, cand, c.degrees)
+                for rank, hit in enumerate(near):
                     if hit.score <= 2 * q.hops - 1:
                         c.note("Relation", Hit(hit.id, 1.0 / hit.score), rank, "graph")
             if MemoryKind.EPISODE in kinds and self.tuning.graph_episode_weight > 0:
@@ -203,16 +205,18 @@ class Recaller:
                     c.note("Episode", hit, rank, "graph")
         return c
 
-    def _without_hub_names(self, user_id: str, entity_hits: list[Hit], words: str) -> str:
+    def _without_hub_names(self, user_id: str, entity_hits: list[Hit], words: str,
+                           degrees: dict[str, int]) -> str:
         """``words`` without the names of hub entities among ``entity_hits``.
 
         A hub (the user themself, in thousands of relations) is named in so many memories
         that its name ranks nothing and costs a full-text scan of all of them; the vector
-        search still reads the whole question.
+        search still reads the whole question. The degrees read are kept in ``degrees``
+        for the graph expansion from the same entities.
         """
         if not entity_hits:
             return words
-        degrees = self.store.entity_degrees(user_id, [h.id for h in entity_hits])
+        degrees.update(self.store.entity_degrees(user_id, [h.id for h in entity_hits]))
         hubs = [i for i, d in degrees.items() if d > HUB_DEGREE]
         if not hubs:
             return words

@@ -223,10 +223,25 @@ def test_hub_names_leave_the_fulltext_query(service: MemoryService, user: str) -
     degrees = service.store.entity_degrees(user, sorted(ids))
     assert sorted(degrees.values()) == [1, HUB_DEGREE + 1]
     recaller = service._recaller
-    assert recaller._without_hub_names(user, hits, "Dana Kim trail") == "Kim trail"
-    res = service.recall(RecallIn(user, "Who did Dana Whitfield meet?",
-                                  kinds=[MemoryKind.RELATION]))
+    known: dict[str, int] = {}
+    assert recaller._without_hub_names(user, hits, "Dana Kim trail", known) == "Kim trail"
+    assert known == degrees
+    # One degree read per recall: the graph expansion reuses what the hub check read.
+    reads: list[list[str]] = []
+    inner = service.store.entity_degrees
+
+    def counted(user_id: str, ids: list[str]) -> dict[str, int]:
+        reads.append(list(ids))
+        return inner(user_id, ids)
+
+    service.store.entity_degrees = counted  # type: ignore[method-assign]
+    try:
+        res = service.recall(RecallIn(user, "Who did Dana Whitfield meet?",
+                                      kinds=[MemoryKind.RELATION]))
+    finally:
+        del service.store.entity_degrees
     assert res.items and all("Dana Whitfield met" in it.text for it in res.items)
+    assert len(reads) == 1, reads
 
 
 def test_aliases_resolve_to_one_entity_per_user(service: MemoryService, user: str) -> None:

@@ -105,11 +105,13 @@ class CypherReads:
         rows = self._exec(self._q.get("entity_degrees"), {"ids": ids, "userId": user_id})
         return {r[0]: int(r[1]) for r in rows}
 
-    def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]:
+    def expand(self, user_id: str, entity_ids: list[str], limit: int,
+               degrees: dict[str, int] | None = None) -> list[Hit]:
         if not entity_ids:
             return []
         return expand_from(lambda ids: self.entity_degrees(user_id, ids),
-                           lambda ids, k: self.adjacent(user_id, ids, k), entity_ids, limit)
+                           lambda ids, k: self.adjacent(user_id, ids, k), entity_ids, limit,
+                           degrees)
 
     def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
         if not entity_ids:

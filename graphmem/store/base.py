@@ -75,14 +75,17 @@ HUB_DEGREE = 64
 
 def expand_from(degrees: Callable[[list[str]], dict[str, int]],
                 adjacent: Callable[[list[str], int], list[Row]],
-                entity_ids: list[str], limit: int) -> list[Hit]:
+                entity_ids: list[str], limit: int,
+                known: dict[str, int] | None = None) -> list[Hit]:
     """Relations one and two relation-hops from the seed entities, hubs left out.
 
     Scores are path lengths (1 for a relation of a seed, 3 for one of a neighbour) so the
     caller can rank by closeness. Two bounded steps instead of one variable-length match,
-    whose paths through a hub grow with the whole graph.
+    whose paths through a hub grow with the whole graph. ``known``: the seeds' degrees if
+    the caller has read them already.
     """
-    deg = degrees(entity_ids)
+    missing = [i for i in entity_ids if known is None or i not in known]
+    deg = {**(known or {}), **(degrees(missing) if missing else {})}
     seeds = [i for i in entity_ids if deg.get(i, 0) <= HUB_DEGREE]
     hits: dict[str, float] = {}
     first = adjacent(seeds, limit) if seeds else []
@@ -171,7 +174,9 @@ class Store(Protocol):
     def entity_degrees(self, user_id: str, ids: list[str]) -> dict[str, int]:
         """How many relations each of these entities takes part in."""
 
-    def expand(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
+    def expand(self, user_id: str, entity_ids: list[str], limit: int,
+               degrees: dict[str, int] | None = None) -> list[Hit]:
+        """Relations near the entities (``expand_from``); ``degrees``: theirs, if known."""
 
     def adjacent(self, user_id: str, entity_ids: list[str], limit: int) -> list[Row]:
         """Relations (id, subjectId, objectId) whose subject or object is a given entity."""
