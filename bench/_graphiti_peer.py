@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import tempfile
+import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -118,11 +120,16 @@ class GraphitiPeer:
                 pass
             self._runner.close()
             self._runner = None
-        if pid is not None and proc_status_kb(pid, "VmRSS") is not None:
-            try:
-                os.kill(pid, 15)  # still up: the server this peer started, by its pid
-            except ProcessLookupError:
-                pass
+        if pid is not None:
+            _stop(pid)
+        # The async client's finaliser would "shut down" the server again (an un-awaited
+        # coroutine) and then wait up to 17 s for the pid to vanish, which a dead server
+        # left unreaped (a zombie, when nothing reaps orphans) never does: that wait landed
+        # inside the next size's timed ingest. The server is stopped above; skip it.
+        client = getattr(self._db, "client", None)
+        if client is not None:
+            client._async_managed = True
+        self._db = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -244,6 +251,31 @@ class GraphitiPeer:
         res = await search(self._clients_for(group), query, [group], config, filters)
         return [PeerHit(self._key_of.get(e.uuid, e.uuid), e.fact, e.valid_at, e.invalid_at)
                 for e in res.edges]
+
+
+def _stop(pid: int, grace_s: float = 10.0) -> None:
+    """Stop the peer's server by pid and wait until it has exited.
+
+    On SIGTERM the server saves its data file first; it must finish (and exit) before the
+    caller deletes the directory, or the save fails and the server refuses to exit.
+    """
+    def alive() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state not in ("Z", "X")  # an exited server its parent has not reaped
+
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+        if not alive():
+            return
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait_s
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 async def _make_db(cls: Any, path: Path) -> Any:

@@ -319,7 +319,8 @@ def _dt(ms: int) -> datetime:
 
 
 def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
-             persist: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+             persist: Callable[[dict[str, Any]], None],
+             earlier: dict[int, dict[str, Any]]) -> dict[str, Any]:
     rng = random.Random(args.seed * 1_000_003 + n)
     t_size = time.perf_counter()
     main_rels = generate(rng, n, "Dana Whitfield")
@@ -408,22 +409,30 @@ def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
             }
             if not args.no_peer:
                 persist(res)  # graphmem's numbers survive a peer that hangs or is stopped
-                res["graphiti"] = run_peer(store, embedder, qs, args)
+                def progress(partial: dict[str, Any]) -> None:
+                    persist({**res, "graphiti": partial})
+
+                res["graphiti"] = run_peer(store, embedder, qs, args, earlier, n, progress)
         finally:
             svc.close()
     gc = res.get("graphiti", {}).get("search_cosine_only", {}).get("p50_ms")
     if res["recall"]["relations_only"]["p50_ms"] and gc:
-        res["latency_ratio_p50_graphmem_relations_over_graphiti_cosine_only"] = round(
-            res["recall"]["relations_only"]["p50_ms"] / gc, 3)
+        res["latency_ratio_p50_graphmem_relations_over_graphiti_cosine_only"] = _ratio(
+            res["recall"]["relations_only"]["p50_ms"], gc)
     gm = res["recall"]["relations_only"]["p50_ms"]
     gp = res.get("graphiti", {}).get("search", {}).get("p50_ms")
     if gm and gp:
-        res["latency_ratio_p50_graphmem_relations_over_graphiti"] = round(gm / gp, 3)
-        res["latency_ratio_p50_graphmem_default_over_graphiti"] = round(
-            res["recall"]["default_kinds"]["p50_ms"] / gp, 3)
+        res["latency_ratio_p50_graphmem_relations_over_graphiti"] = _ratio(gm, gp)
+        res["latency_ratio_p50_graphmem_default_over_graphiti"] = _ratio(
+            res["recall"]["default_kinds"]["p50_ms"], gp)
     res["size_seconds"] = round(time.perf_counter() - t_size, 1)
     log(f"  [{n}] done in {res['size_seconds']} s")
     return res
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b to three significant digits (a ratio of 0.0003 must not print as 0.0)."""
+    return float(f"{a / b:.3g}")
 
 
 def _timed_search(p: peer.GraphitiPeer, q: str, methods: str) -> tuple[float, str | None]:
@@ -465,8 +474,20 @@ def _self_pid() -> int:
     return os.getpid()
 
 
+def projected_ms(earlier: dict[int, dict[str, Any]], n: int, mode: str) -> float | None:
+    """A search mode's p50 at ``n`` relations, scaled linearly from the largest smaller size
+    that ran it (graphiti's full-text path grew faster than linearly: 1k -> 10k took 127x)."""
+    ran = [(m, r["graphiti"][mode]["p50_ms"]) for m, r in earlier.items()
+           if m < n and (r.get("graphiti") or {}).get(mode, {}).get("p50_ms")]
+    if not ran:
+        return None
+    m, p50 = max(ran)
+    return p50 * n / m
+
+
 def run_peer(store: FalkorStore, embedder: Embedder, qs: list[str],
-             args: argparse.Namespace) -> dict[str, Any]:
+             args: argparse.Namespace, earlier: dict[int, dict[str, Any]], n: int,
+             progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     ok, info = peer.load()
     if not ok:
         log(f"  graphiti-core peer skipped: {info}")
@@ -494,15 +515,30 @@ def run_peer(store: FalkorStore, embedder: Embedder, qs: list[str],
         for q in qs[:args.warmup]:
             _timed_search(p, q + " (warm-up)", "cosine")
         out["search_cosine_only"] = _peer_series(p, qs, "cosine", args.peer_budget / 2, 10)
-        first_ms, _ = _timed_search(p, qs[0] + " (warm-up)", "hybrid")
-        out["hybrid_warmup_ms"] = round(first_ms, 1)
-        out["search"] = {"recipe": "EDGE_HYBRID_SEARCH_RRF",
-                         **_peer_series(p, qs, "hybrid", args.peer_budget, 3)}
-        out["search_bm25_only"] = _peer_series(p, qs, "bm25", args.peer_budget / 2, 3)
+        progress(out)
+        # A mode whose three queries would, scaled from a smaller size, take more than twice
+        # its budget is not started: one query cannot be cut short and may run for an hour.
+        for key, mode, budget in (("search", "hybrid", args.peer_budget),
+                                  ("search_bm25_only", "bm25", args.peer_budget / 2)):
+            guess = projected_ms(earlier, n, key)
+            if guess is not None and 3 * guess > 2 * budget * 1000:
+                out[key] = {"skipped": True, "projected_p50_ms": round(guess),
+                            "reason": f"projected {guess / 1000:.0f} s per query (linear "
+                                      f"from a smaller size) x 3 queries > 2 x the "
+                                      f"{budget:.0f} s budget"}
+                log(f"  graphiti-core {mode}: skipped, {out[key]['reason']}")
+                continue
+            if mode == "hybrid":
+                first_ms, _ = _timed_search(p, qs[0] + " (warm-up)", "hybrid")
+                out["hybrid_warmup_ms"] = round(first_ms, 1)
+            out[key] = {**({"recipe": "EDGE_HYBRID_SEARCH_RRF"} if mode == "hybrid" else {}),
+                        **_peer_series(p, qs, mode, budget, 3)}
+            progress(out)
         rss, hwm = p.server_rss_kb()
         out["falkordb_server_peak_rss_mb"] = mb(hwm)
-        log(f"  graphiti-core search: p50 {out['search']['p50_ms']} ms, "
-            f"p95 {out['search']['p95_ms']} ms")
+        if not out["search"].get("skipped"):
+            log(f"  graphiti-core search: p50 {out['search']['p50_ms']} ms, "
+                f"p95 {out['search']['p95_ms']} ms")
     finally:
         p.close()
     return out
@@ -557,11 +593,18 @@ def main(argv: list[str] | None = None) -> int:
             report["sizes"][key] = partial
             write_json(args.json, report)
 
-        report["sizes"][str(n)] = run_size(n, args, embedder, persist)
+        report["sizes"][str(n)] = run_size(
+            n, args, embedder, persist, {int(k): v for k, v in report["sizes"].items()})
         write_json(args.json, report)  # keep what is done if a later size is stopped
     print(render(report))
     write_json(args.json, report)
     return 0
+
+
+def _p50_p95(s: dict[str, Any]) -> str:
+    if s.get("skipped"):
+        return f"skipped (projected {s['projected_p50_ms'] / 1000:.0f} s)"
+    return f"{s.get('p50_ms', '–')} / {s.get('p95_ms', '–')}"
 
 
 def render(report: dict[str, Any]) -> str:
@@ -580,9 +623,9 @@ def render(report: dict[str, Any]) -> str:
         gs = g.get("search")
         rows.append([n, r["ingest"]["relations_per_s"], r["ingest"]["embedding_share"],
                      f"{d['p50_ms']} / {d['p95_ms']}", f"{rel['p50_ms']} / {rel['p95_ms']}",
-                     f"{gs['p50_ms']} / {gs['p95_ms']}" if gs else
-                     ("skipped" if g.get("skipped") or not g else "–"),
-                     f"{g['search_cosine_only']['p50_ms']} / {g['search_bm25_only']['p50_ms']}"
+                     _p50_p95(gs) if gs else ("skipped" if g.get("skipped") or not g else "–"),
+                     f"{g['search_cosine_only']['p50_ms']} / "
+                     f"{_p50_p95(g.get('search_bm25_only') or {}).split(' /')[0]}"
                      if g.get("search_cosine_only") else "–",
                      f"{r.get('latency_ratio_p50_graphmem_relations_over_graphiti')}, "
                      f"{r.get('latency_ratio_p50_graphmem_relations_over_graphiti_cosine_only')}",
