@@ -162,7 +162,8 @@ class Recaller:
         if self.tracker is not None:
             at = to_ms(now) or 0
             for label in {LABEL[i.kind] for i in chosen}:
-                self.tracker.touch(q.user_id, label, [i.id for i in chosen if LABEL[i.kind] == label], at)
+                ids = [i.id for i in chosen if LABEL[i.kind] == label]
+                self.tracker.touch(q.user_id, label, ids, at)
         took = (time.perf_counter() - started) * 1000
         return RecallResult(items=chosen, conflicts=conflicts, temporal_window=window,
                             took_ms=round(took, 2))

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from graphmem._entities import EntityRef, EntityResolver
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
@@ -25,7 +26,6 @@ from graphmem.model import (
     MemoryStatus,
     Relation,
     from_ms,
-    make_id,
     normalize,
     to_ms,
     utcnow,
@@ -73,22 +73,6 @@ class EpisodeResult:
     error: str | None = None
     redacted: list[str] = field(default_factory=list)
     skipped_low_confidence: int = 0
-
-
-@dataclass(slots=True)
-class EntityRef:
-    id: str
-    name: str
-    new: bool
-
-
-@dataclass(slots=True)
-class EntityCache:
-    """Entity look-ups of one write: resolved names, prefetched rows, name vectors."""
-
-    refs: dict[str, EntityRef] = field(default_factory=dict)
-    rows: dict[str, list[Row]] | None = None  # norm -> matching rows, when prefetched
-    vectors: dict[str, list[float]] = field(default_factory=dict)
 
 
 class MemoryService:
@@ -175,11 +159,11 @@ class MemoryService:
                                                                   d.object))])
         with self._write_lock:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
-            cache = EntityCache()
-            self._prefetch_entities(user_id, cache, {n: [] for d in batch
+            entities = EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
+            entities.prefetch(user_id, {n: [] for d in batch
                                                      for n in (d.subject, d.object)})
             statements = [self._statement(
-                plan, cache, subject=d.subject, predicate=d.predicate, obj=d.object,
+                plan, entities, subject=d.subject, predicate=d.predicate, obj=d.object,
                 category=d.category or "fact",
                 exclusive=self._is_exclusive(d.predicate, d.exclusive),
                 valid_from=d.valid_from or now, valid_until=d.valid_until,
@@ -228,7 +212,7 @@ class MemoryService:
             known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
                                                            [p.id for p in prepared])}
             fresh = [p for p in todo if p.id not in known]  # another writer may have won
-            cache = EntityCache()
+            entities = EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
             statements: list[Statement] = []
             per_episode: dict[str, list[Statement]] = defaultdict(list)
             mentions: dict[str, list[EntityRef]] = defaultdict(list)
@@ -241,14 +225,14 @@ class MemoryService:
                 for rel in ex.relations:
                     names.setdefault(rel.subject, [])
                     names.setdefault(rel.object, [])
-            self._prefetch_entities(user_id, cache, names)
+            entities.prefetch(user_id, names)
             for p, vec in zip(fresh, vectors, strict=True):
                 plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
                 ex = extractions[p.id]
                 aliases = {e.name: e.aliases for e in ex.entities if e.aliases}
                 types = {e.name: e.type for e in ex.entities}
                 for ent in ex.entities:
-                    mentions[p.id].append(self._resolve_entity(plan, cache, ent.name, ent.type,
+                    mentions[p.id].append(entities.resolve(plan, ent.name, ent.type,
                                                                ent.aliases))
                 for rel in ex.relations:
                     if rel.confidence < s.min_confidence:
@@ -256,7 +240,7 @@ class MemoryService:
                         continue
                     msg = p.messages[min(max(rel.message_index, 0), len(p.messages) - 1)]
                     st = self._statement(
-                        plan, cache, subject=rel.subject, predicate=rel.predicate,
+                        plan, entities, subject=rel.subject, predicate=rel.predicate,
                         obj=rel.object, category=rel.category,
                         exclusive=rel.exclusive or self._is_exclusive(rel.predicate, None),
                         valid_from=rel.valid_from or msg.occurred_at or p.occurred_at,
@@ -333,7 +317,7 @@ class MemoryService:
             return declared
         return normalize(predicate).replace(" ", "_") in self.settings.exclusive_predicates
 
-    def _statement(self, plan: WritePlan, cache: EntityCache, *, subject: str,
+    def _statement(self, plan: WritePlan, entities: EntityResolver, *, subject: str,
                    predicate: str, obj: str, category: str, exclusive: bool,
                    valid_from: datetime, valid_until: datetime | None, confidence: float,
                    importance: float, statement: str | None, source_ref: str | None,
@@ -341,8 +325,8 @@ class MemoryService:
                    object_type: str = "thing", aliases: dict[str, list[str]] | None = None,
                    ) -> Statement:
         aliases = aliases or {}
-        subj = self._resolve_entity(plan, cache, subject, subject_type, aliases.get(subject))
-        objr = self._resolve_entity(plan, cache, obj, object_type, aliases.get(obj))
+        subj = entities.resolve(plan, subject, subject_type, aliases.get(subject))
+        objr = entities.resolve(plan, obj, object_type, aliases.get(obj))
         claim = Claim(obj=normalize(objr.name), start=to_ms(valid_from) or 0, recorded=plan.at,
                       until=to_ms(valid_until), stop=stop, episode_id=episode_id,
                       source_ref=source_ref, confidence=confidence)
@@ -365,75 +349,6 @@ class MemoryService:
                                   self.embedder.model_id)
             out.update(res.node_for_claim)
         return out
-
-    def _resolve_entity(self, plan: WritePlan, cache: EntityCache, name: str,
-                        etype: str, aliases: list[str] | None) -> EntityRef:
-        """The user's entity for ``name``: by normalised name, alias, or close embedding."""
-        norm = normalize(name) or name.strip().casefold()
-        if norm in cache.refs:
-            return cache.refs[norm]
-        alias_norms = sorted({normalize(a) for a in aliases or [] if normalize(a)} - {norm})
-        wanted = [norm, *alias_norms]
-        if cache.rows is not None and all(n in cache.rows for n in wanted):
-            found = list({r["id"]: r for n in wanted for r in cache.rows[n]}.values())
-        else:
-            found = self.store.entities_by_norm(plan.user_id, wanted)
-        if found:
-            row = sorted(found, key=lambda r: (r["normName"] != norm, r["id"]))[0]
-            missing = [a for a in alias_norms if a not in (row.get("aliasNorms") or [])
-                       and a != row["normName"]]
-            if missing:
-                plan.update("Entity", row["id"], {
-                    "aliasNorms": sorted({*(row.get("aliasNorms") or []), *missing}),
-                    "aliases": sorted({*(row.get("aliases") or []), *(aliases or [])})})
-            ref = EntityRef(row["id"], row["name"], False)
-        else:
-            vec = cache.vectors.get(name) or self.embedder.embed([name])[0]
-            ref = None
-            threshold = self.settings.entity_similarity
-            for hit in self.store.vector_search("Entity", plan.user_id, vec, 3):
-                if hit.score >= threshold:
-                    rows = self.store.nodes("Entity", plan.user_id, [hit.id])
-                    if rows:
-                        ref = EntityRef(rows[0]["id"], rows[0]["name"], False)
-                        plan.update("Entity", rows[0]["id"], {
-                            "aliasNorms": sorted({*(rows[0].get("aliasNorms") or []), norm}),
-                            "aliases": sorted({*(rows[0].get("aliases") or []), name})})
-                        break
-            if ref is None:
-                eid = make_id("ent", plan.user_id, norm)
-                plan.entities.append(NodeWrite(eid, {
-                    "id": eid, "userId": plan.user_id, "createdAt": plan.at, "name": name,
-                    "normName": norm, "type": etype, "aliases": sorted(set(aliases or [])),
-                    "aliasNorms": alias_norms, "summary": "",
-                    "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION,
-                }, vec))
-                ref = EntityRef(eid, name, True)
-        cache.refs[norm] = ref
-        for a in alias_norms:
-            cache.refs.setdefault(a, ref)
-        return ref
-
-    def _prefetch_entities(self, user_id: str, cache: EntityCache,
-                           names: dict[str, list[str]]) -> None:
-        """One store read for every name (and alias) of a batch, one embedding call for
-        the names not stored yet: the per-name look-ups then hit memory."""
-        norms: dict[str, str] = {}
-        for name, aliases in names.items():
-            for n in (name, *aliases):
-                key = normalize(n) or n.strip().casefold()
-                if key:
-                    norms[key] = n
-        rows = self.store.entities_by_norm(user_id, sorted(norms)) if norms else []
-        cache.rows = {n: [] for n in norms}
-        for row in rows:
-            for n in {row["normName"], *(row.get("aliasNorms") or [])}:
-                if n in cache.rows:
-                    cache.rows[n].append(row)
-        unknown = [name for name in names
-                   if not cache.rows.get(normalize(name) or name.strip().casefold())]
-        if unknown:
-            cache.vectors.update(zip(unknown, self.embedder.embed(unknown), strict=True))
 
     # ------------------------------------------------------------------ reads
 
