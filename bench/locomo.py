@@ -302,11 +302,12 @@ class Baselines:
 
 
 def open_service(data_dir: Path):  # type: ignore[no-untyped-def]
-    from graphmem.bootstrap import build_service
+    from graphmem.bootstrap import build_service, settle
     from graphmem.settings import Settings
 
     service = build_service(Settings(data_dir=data_dir, embedder="minilm"))
     service.open()
+    settle(service)  # as `graphmem serve` does at startup
     return service
 
 

@@ -61,6 +61,7 @@ from _common import (  # noqa: E402
     write_json,
 )
 
+from graphmem.bootstrap import settle  # noqa: E402
 from graphmem.embed import CachedEmbedder, Embedder, build_embedder  # noqa: E402
 from graphmem.inputs import RecallIn, RelationIn  # noqa: E402
 from graphmem.model import MemoryKind  # noqa: E402
@@ -340,6 +341,7 @@ def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
         settings = Settings(data_dir=Path(tmp), embedder=args.embedder)
         svc = MemoryService(settings, timed_store, service_embedder)  # type: ignore[arg-type]
         svc.open()
+        settle(svc)  # as `graphmem serve` does at startup
         pid = server_pid(store._db, Path(tmp))
         reset_peak_rss()
         try:

@@ -54,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import _graphiti_peer as peer  # noqa: E402
 from _common import RESULTS, ManualClock, header, log, ratio, table, write_json  # noqa: E402
 
+from graphmem.bootstrap import settle  # noqa: E402
 from graphmem.embed import build_embedder  # noqa: E402
 from graphmem.inputs import RecallIn, RelationIn  # noqa: E402
 from graphmem.model import MemoryKind, Relation, normalize  # noqa: E402
@@ -644,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings(data_dir=Path(tmp), embedder=args.embedder)
         svc = MemoryService(settings, FalkorStore(Path(tmp)), embedder, clock=clock)
         svc.open()
+        settle(svc)  # as `graphmem serve` does at startup
         try:
             log("ingesting in shuffled order ...")
             times, ingest_stats = ingest(svc, clock, order)

@@ -63,7 +63,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from graphmem.api.app import create_app
 
     settings = settings_from(args)
-    app = create_app(settings)
+    app = create_app(settings, settle=True)
     where = (f"data dir {Path(settings.data_dir).resolve()}" if settings.store == "embedded"
              else settings.neo4j_uri)
     print(f"graphmem {__version__}: http://{settings.host}:{settings.port}/graphql "

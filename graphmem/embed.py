@@ -19,6 +19,7 @@ import importlib.util
 import math
 import os
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -386,7 +387,10 @@ class CachedEmbedder:
     """An LRU cache of vectors in front of another embedder, keyed by (model_id, text).
 
     Thread-safe; misses of one call go to the inner embedder in one batch (deduplicated).
-    ``hits`` and ``misses`` count texts.
+    ``hits`` and ``misses`` count texts. Vectors are kept as ``array('d')``: the same
+    values in a quarter of the memory, and invisible to the cyclic garbage collector, which
+    would otherwise walk every float of every cached list on each full collection (tens of
+    milliseconds for a full cache, paid by whichever request triggers it).
     """
 
     def __init__(self, inner: Embedder, max_entries: int = 10_000) -> None:
@@ -397,11 +401,11 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], array[float]] = OrderedDict()
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order; only unseen texts reach the inner embedder."""
-        found: dict[str, list[float]] = {}
+        found: dict[str, Sequence[float]] = {}
         missing: list[str] = []
         pending: set[str] = set()
         with self._lock:
@@ -424,7 +428,7 @@ class CachedEmbedder:
             with self._lock:
                 for text, vec in zip(missing, vectors, strict=True):
                     found[text] = vec
-                    self._cache[(self.model_id, text)] = vec
+                    self._cache[(self.model_id, text)] = array("d", vec)
                     self._cache.move_to_end((self.model_id, text))
                 while len(self._cache) > self.max_entries:
                     self._cache.popitem(last=False)

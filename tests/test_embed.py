@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import subprocess
@@ -181,7 +182,9 @@ def test_cache_returns_copies() -> None:
     cache = CachedEmbedder(HashingEmbedder(16))
     vec = cache.embed_one("x")
     vec[0] = 99.0
-    assert cache.embed_one("x")[0] != 99.0
+    again = cache.embed_one("x")
+    assert again[0] != 99.0
+    assert type(again) is list and again == HashingEmbedder(16).embed_one("x")
 
 
 def test_cache_is_thread_safe() -> None:
@@ -244,3 +247,23 @@ def test_build_embedder() -> None:
         build_embedder("word2vec")
     with pytest.raises(InvalidInputError):
         build_embedder("hashing", nonsense=1)
+
+
+def test_settle_loads_the_model_and_freezes_the_start_up_heap(tmp_path: Path) -> None:
+    from graphmem.bootstrap import build_service, settle
+    from graphmem.settings import Settings
+
+    svc = build_service(Settings(data_dir=tmp_path))  # MiniLM by default; no store I/O yet
+    inner = svc.embedder.inner  # type: ignore[attr-defined]
+    assert isinstance(inner, MiniLMEmbedder) and inner._session is None
+    alive = [object()]  # a container alive when the service settles
+    assert any(o is alive for o in gc.get_objects())
+    try:
+        settle(svc)
+        assert inner._session is not None
+        assert gc.get_freeze_count() > 0
+        # frozen objects sit outside the generations a collection walks
+        assert not any(o is alive for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
+    assert any(o is alive for o in gc.get_objects())

@@ -104,12 +104,14 @@ async def _serve_asset(request: Request) -> Response:
 
 
 def create_app(settings: Settings, service: MemoryService | None = None, *,
-               manage_service: bool | None = None) -> Starlette:
+               manage_service: bool | None = None, settle: bool = False) -> Starlette:
     """The graphmem ASGI app.
 
     Without ``service`` one is built from ``settings`` and owned by the app (opened at
     startup, closed at shutdown). A given service is owned by the caller unless
     ``manage_service=True``; the app still flushes its access counters at shutdown.
+    ``settle=True`` (``graphmem serve``) loads the embedding model at startup and freezes
+    the start-up heap out of the garbage collector (see ``bootstrap.settle``).
     """
     state = _State(settings, service)
     manage = service is None if manage_service is None else manage_service
@@ -124,6 +126,10 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
         svc = state.service
         if manage:
             await anyio.to_thread.run_sync(svc.open)
+        if settle:
+            from graphmem.bootstrap import settle as settle_service
+
+            await anyio.to_thread.run_sync(settle_service, svc)
         log.info("graphmem %s ready: store=%s, auth=%s", graphmem.__version__,
                  svc.store.name, "api keys" if state.keyring.enabled else "off")
         try:
