@@ -45,7 +45,9 @@ def git_commit() -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True,
                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], check=True,
+        # Results written by an earlier benchmark of the same run do not make the code dirty.
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", ".",
+                                ":(exclude)bench/results"], check=True,
                                capture_output=True, text=True, timeout=10).stdout.strip()
         return out + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
