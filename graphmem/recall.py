@@ -59,7 +59,7 @@ from graphmem.recall_model import (
     Source,
 )
 from graphmem.relations import alive_at, believed, valid_at
-from graphmem.store.base import HUB_DEGREE, Hit, Row, Store
+from graphmem.store.base import HUB_DEGREE, Hit, Row, Store, prefix_term
 from graphmem.temporal import until_at
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
@@ -117,6 +117,7 @@ class Recaller:
         c.rows = self._load(q.user_id, c.label_of)
         named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
         self._rank(c, named)
+        self._rank_graph(c, words)
         fused = {i: _fuse(c.ranks[i], c.label_of[i], t) for i in c.label_of}
         inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
             if t.context and MemoryKind.EPISODE in kinds else {}
@@ -192,14 +193,18 @@ class Recaller:
             if label == "Entity" and self.tuning.skip_hub_names:
                 words = self._without_hub_names(q.user_id, hits[:8], words, c.degrees)
 
-        # Graph expansion from the entities the question names (full-text hits on names).
+        # Graph expansion from the entities the question names best (full-text hits on
+        # names: "Omar Okafor" over the other Omars when the question says both words).
         if q.hops > 0:
-            seeds = [h.id for h in c.hits.get(("Entity", "fulltext"), [])[:8]]
+            named = c.hits.get(("Entity", "fulltext"), [])[:8]
+            floor = named[0].score * self.tuning.graph_seed_ratio if named else 0.0
+            seeds = [h.id for h in named if h.score >= floor]
             if MemoryKind.RELATION in kinds:
-                near = self.store.expand(q.user_id, seeds, cand, c.degrees)
+                near = [h for h in self.store.expand(q.user_id, seeds, cand, c.degrees)
+                        if h.score <= 2 * q.hops - 1]
+                c.hits[("Relation", "graph")] = near
                 for rank, hit in enumerate(near):
-                    if hit.score <= 2 * q.hops - 1:
-                        c.note("Relation", Hit(hit.id, 1.0 / hit.score), rank, "graph")
+                    c.note("Relation", Hit(hit.id, 1.0 / hit.score), rank, "graph")
             if MemoryKind.EPISODE in kinds and self.tuning.graph_episode_weight > 0:
                 for rank, hit in enumerate(self.store.episode_mentions(q.user_id, seeds,
                                                                        cand)):
@@ -245,6 +250,43 @@ class Recaller:
             for hits in lists:
                 for rank, hit in enumerate(sorted(hits, key=lambda h: (-key(h), h.id))):
                     c.ranks[hit.id][source] = rank
+
+    @staticmethod
+    def _rank_graph(c: _Candidates, words: str) -> None:
+        """Ranks the relations graph expansion reached by how many of the question's words
+        their path covers: a relation of a named entity by its own words, one a hop further
+        by its words together with those of the relation that leads to it.
+
+        "In which city is the company Omar works at located?": the path Omar -works at->
+        Acme -located in-> Lyon covers "Omar", "works" and "located", and ranks above the
+        other relations around Acme or around Omar's home town.
+        """
+        near = c.hits.get(("Relation", "graph"))
+        if not near:
+            return
+        asked = _stems(words)
+
+        def said(hit: Hit) -> set[str]:
+            row = c.rows.get(hit.id) or {}
+            return asked & _stems(f"{row.get('statement') or ''} {row.get('predicate') or ''}")
+
+        def ends(hit: Hit) -> set[str]:
+            row = c.rows.get(hit.id) or {}
+            return {str(row.get(k) or "").casefold() for k in ("subject", "object")} - {""}
+
+        first = [(ends(h), said(h)) for h in near if h.score <= 1.0]
+        covered: dict[str, int] = {}
+        for hit in near:
+            own = said(hit)
+            if hit.score <= 1.0:
+                covered[hit.id] = len(own)
+                continue
+            mine = ends(hit)
+            covered[hit.id] = max([len(own | words1) for ends1, words1 in first
+                                   if ends1 & mine] or [len(own)])
+        order = sorted(enumerate(near), key=lambda p: (-covered[p[1].id], p[1].score, p[0]))
+        for rank, (_, hit) in enumerate(order):
+            c.ranks[hit.id]["graph"] = rank
 
     def _context(self, user_id: str, c: _Candidates, fused: dict[str, float],
                  named: dict[str, bool], names: list[str], when: bool,
@@ -431,6 +473,10 @@ class Recaller:
 
 
 # ---------------------------------------------------------------------- fusion
+
+
+def _stems(text: str) -> set[str]:
+    return {prefix_term(w).rstrip("*").casefold() for w in re.findall(r"[^\W_]+", text)}
 
 
 def _fuse(ranks: dict[str, int], label: str, t: RecallTuning) -> float:

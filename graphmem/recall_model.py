@@ -30,6 +30,9 @@ class RecallTuning:
     #: relations reached from the entities the question's words hit: a weak signal on
     #: its own (being linked is not being relevant), so it mostly breaks ties
     graph_weight: float = 0.1
+    #: the entities expanded from: the question's best full-text entity matches, those
+    #: scoring at least this share of the best (at most 8)
+    graph_seed_ratio: float = 0.75
     #: episodes that mention those entities: off, since a mention is what the full-text
     #: search already found, minus who said it
     graph_episode_weight: float = 0.0
@@ -68,10 +71,10 @@ class RecallTuning:
     #: how much a recent memory gains (x (1 - w + w * recency)). A relation that is valid
     #: at the time asked about is as true whether it began last week or years ago, so
     #: its age only breaks ties; an episode's age is part of what makes it relevant.
-    #: leave the names of hub entities out of the full-text search of other kinds
-    skip_hub_names: bool = True
     recency_weight: float = 0.15
     relation_recency_weight: float = 0.03
+    #: leave the names of hub entities out of the full-text search of other kinds
+    skip_hub_names: bool = True
 
 
 DEFAULT_TUNING = RecallTuning()
@@ -88,6 +91,9 @@ ABLATIONS: dict[str, RecallTuning] = {
                            duration_questions=False),
     "-window grace": replace(DEFAULT_TUNING, window_grace_days=0.0),
     "-graph": replace(DEFAULT_TUNING, graph_weight=0.0),
+    "graph from all 8 best-matching entities": replace(DEFAULT_TUNING, graph_seed_ratio=0.0),
+    "graph 0.4": replace(DEFAULT_TUNING, graph_weight=0.4),
+    "graph 1.0": replace(DEFAULT_TUNING, graph_weight=1.0),
     "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
                                        graph_episode_weight=0.3),
     "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),

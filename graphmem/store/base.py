@@ -79,26 +79,37 @@ def expand_from(degrees: Callable[[list[str]], dict[str, int]],
                 known: dict[str, int] | None = None) -> list[Hit]:
     """Relations one and two relation-hops from the seed entities, hubs left out.
 
-    Scores are path lengths (1 for a relation of a seed, 3 for one of a neighbour) so the
-    caller can rank by closeness. Two bounded steps instead of one variable-length match,
-    whose paths through a hub grow with the whole graph. ``known``: the seeds' degrees if
-    the caller has read them already.
+    ``entity_ids`` come best first. Scores are path lengths (1 for a relation of a seed, 3
+    for one of a neighbour) so the caller can rank by closeness; within a hop, relations
+    reached from a better seed come first. Two bounded steps instead of one
+    variable-length match, whose paths through a hub grow with the whole graph. ``known``:
+    the seeds' degrees if the caller has read them already.
     """
     missing = [i for i in entity_ids if known is None or i not in known]
     deg = {**(known or {}), **(degrees(missing) if missing else {})}
-    seeds = [i for i in entity_ids if deg.get(i, 0) <= HUB_DEGREE]
-    hits: dict[str, float] = {}
-    first = adjacent(seeds, limit) if seeds else []
+    seed_rank = {i: r for r, i in enumerate(entity_ids) if deg.get(i, 0) <= HUB_DEGREE}
+    hits: dict[str, tuple[float, int]] = {}  # relation id -> (hops, rank of its seed)
+    first = adjacent(list(seed_rank), limit) if seed_rank else []
+    via: dict[str, int] = {}  # neighbour entity -> rank of the best seed it hangs off
     for row in first:
-        hits.setdefault(row["id"], 1.0)
-    nxt = sorted({e for row in first for e in (row.get("subjectId"), row.get("objectId"))
-                  if e and e not in set(entity_ids)})
-    if nxt and len(hits) < limit:
-        deg2 = degrees(nxt)
-        seeds2 = [i for i in nxt if deg2.get(i, 0) <= HUB_DEGREE]
-        for row in adjacent(seeds2, limit) if seeds2 else []:
-            hits.setdefault(row["id"], 3.0)
-    return [Hit(i, h) for i, h in sorted(hits.items(), key=lambda kv: (kv[1], kv[0]))][:limit]
+        ends = [e for e in (row.get("subjectId"), row.get("objectId")) if e]
+        rank = min((seed_rank[e] for e in ends if e in seed_rank), default=len(entity_ids))
+        hits.setdefault(row["id"], (1.0, rank))
+        for e in ends:
+            if e not in entity_ids:
+                via[e] = min(via.get(e, rank), rank)
+    if via and len(hits) < limit:
+        deg2 = degrees(sorted(via))
+        seeds2 = [i for i in sorted(via, key=lambda e: (via[e], e))
+                  if deg2.get(i, 0) <= HUB_DEGREE]
+        # Fetched with headroom, then cut by seed rank: the query's own LIMIT cannot tell
+        # a relation of the best seed's neighbour from one of the eighth's.
+        for row in adjacent(seeds2, 4 * limit) if seeds2 else []:
+            ends = [e for e in (row.get("subjectId"), row.get("objectId")) if e in via]
+            rank = min((via[e] for e in ends), default=len(entity_ids))
+            hits[row["id"]] = min(hits.get(row["id"], (3.0, rank)), (3.0, rank))
+    ordered = sorted(hits.items(), key=lambda kv: (kv[1], kv[0]))
+    return [Hit(i, h[0]) for i, h in ordered][:limit]
 
 
 _FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
