@@ -45,7 +45,7 @@ CITIES = ("Berlin Lisbon Osaka Nairobi Lima Oslo Austin Porto Seoul Quito Riga T
           "Cork Bern Graz Turku Lyon Split Kobe").split()
 TOOLS = "Kubernetes Postgres React Rust Kafka Figma Slack Jira Terraform Redis Spark".split()
 VARIANTS = ("full", "-graph", "graph from all 8 best-matching entities", "graph 0.4",
-            "graph 1.0")
+            "graph 1.0", "graph cover 2, prior 0.5")
 USER = "multihop"
 
 

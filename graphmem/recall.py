@@ -75,6 +75,7 @@ class _Candidates:
     rows: dict[str, Row] = field(default_factory=dict)
     hits: dict[tuple[str, str], list[Hit]] = field(default_factory=dict)  # (label, source)
     degrees: dict[str, int] = field(default_factory=dict)  # named entities' relation counts
+    cover: dict[str, float] = field(default_factory=dict)  # graph hits: share of words covered
 
     def note(self, label: str, hit: Hit, rank: int, source: str) -> None:
         self.label_of.setdefault(hit.id, label)
@@ -118,7 +119,8 @@ class Recaller:
         named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
         self._rank(c, named)
         self._rank_graph(c, words)
-        fused = {i: _fuse(c.ranks[i], c.label_of[i], t) for i in c.label_of}
+        fused = {i: _fuse(c.ranks[i], c.label_of[i], t, c.cover.get(i, 0.0))
+                 for i in c.label_of}
         inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
             if t.context and MemoryKind.EPISODE in kinds else {}
 
@@ -147,6 +149,9 @@ class Recaller:
             score *= 1.0 - w + w * s.recency
             score *= 0.8 + 0.4 * s.importance
             score *= 1.0 + t.frequency_weight * min(s.frequency, 5.0)
+            if kind is MemoryKind.RELATION and c.cover and item_id not in c.cover:
+                # the question names an entity; this relation is not near it
+                score *= 1.0 - t.graph_prior
             if window is not None:
                 score *= 1.0 + s.temporal
             item.scores = s
@@ -284,6 +289,10 @@ class Recaller:
             mine = ends(hit)
             covered[hit.id] = max([len(own | words1) for ends1, words1 in first
                                    if ends1 & mine] or [len(own)])
+        hop = {h.id: h.score for h in near}
+        for i, n in covered.items():
+            # a named entity's own relations are what the other searches find already
+            c.cover[i] = n / len(asked) if asked and hop[i] > 1.0 else 0.0
         order = sorted(enumerate(near), key=lambda p: (-covered[p[1].id], p[1].score, p[0]))
         for rank, (_, hit) in enumerate(order):
             c.ranks[hit.id]["graph"] = rank
@@ -479,9 +488,10 @@ def _stems(text: str) -> set[str]:
     return {prefix_term(w).rstrip("*").casefold() for w in re.findall(r"[^\W_]+", text)}
 
 
-def _fuse(ranks: dict[str, int], label: str, t: RecallTuning) -> float:
-    weight = {"vector": t.vector_weight, "fulltext": t.fulltext_weight,
-              "graph": t.graph_episode_weight if label == "Episode" else t.graph_weight}
+def _fuse(ranks: dict[str, int], label: str, t: RecallTuning, cover: float = 0.0) -> float:
+    graph = (t.graph_episode_weight if label == "Episode"
+             else t.graph_weight + t.graph_cover_weight * cover)
+    weight = {"vector": t.vector_weight, "fulltext": t.fulltext_weight, "graph": graph}
     return sum(weight.get(src, 0.0) / (RRF_K + rank + 1) for src, rank in ranks.items())
 
 

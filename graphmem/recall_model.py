@@ -33,6 +33,10 @@ class RecallTuning:
     #: the entities expanded from: the question's best full-text entity matches, those
     #: scoring at least this share of the best (at most 8)
     graph_seed_ratio: float = 0.75
+    #: more graph weight for a relation whose path covers more of the question's words
+    graph_cover_weight: float = 0.0
+    #: relations not near the entities the question names lose this share of their score
+    graph_prior: float = 0.0
     #: episodes that mention those entities: off, since a mention is what the full-text
     #: search already found, minus who said it
     graph_episode_weight: float = 0.0
@@ -94,6 +98,8 @@ ABLATIONS: dict[str, RecallTuning] = {
     "graph from all 8 best-matching entities": replace(DEFAULT_TUNING, graph_seed_ratio=0.0),
     "graph 0.4": replace(DEFAULT_TUNING, graph_weight=0.4),
     "graph 1.0": replace(DEFAULT_TUNING, graph_weight=1.0),
+    "graph cover 2, prior 0.5": replace(DEFAULT_TUNING, graph_cover_weight=2.0,
+                                        graph_prior=0.5),
     "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
                                        graph_episode_weight=0.3),
     "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
@@ -30,7 +30,7 @@ from graphmem.model import (
     to_ms,
     utcnow,
 )
-from graphmem.recall import AccessTracker, Recaller, RecallResult
+from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResult
 from graphmem.relations import (
     Statement,
     default_statement,
@@ -90,7 +90,9 @@ class MemoryService:
             extractor = RuleExtractor()
         self.extractor = extractor
         self.access = AccessTracker(store, settings.access_flush_s, settings.access_flush_count)
-        self._recaller = Recaller(store, embedder.embed_one, self.access)
+        tuning = replace(DEFAULT_TUNING, graph_cover_weight=settings.graph_cover_weight,
+                         graph_prior=settings.graph_prior)
+        self._recaller = Recaller(store, embedder.embed_one, self.access, tuning=tuning)
         self._write_lock = threading.RLock()
 
     # ------------------------------------------------------------------ lifecycle

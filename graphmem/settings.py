@@ -52,6 +52,14 @@ class Settings(BaseSettings):
         default_factory=lambda: ["name_is", "lives_in", "works_at", "has_role", "prefers"])
     secret_mode: Literal["redact", "reject"] = "redact"
 
+    # --- recall
+    #: extra graph weight for relations two hops from a named entity, by the share of the
+    #: question's words their path covers (0: off; 2 helps two-hop questions, see README)
+    graph_cover_weight: float = Field(default=0.0, ge=0.0, le=10.0)
+    #: share of its score a relation loses when it is not near the entities the
+    #: question names (0: off)
+    graph_prior: float = Field(default=0.0, ge=0.0, le=1.0)
+
     # --- limits
     max_content_chars: int = 20000
     max_name_chars: int = 500

@@ -66,3 +66,30 @@ def test_a_two_hop_question_finds_the_relation_its_path_leads_to(service: Memory
                                       "located?", kinds=[MemoryKind.RELATION]).validated(1000),
                        datetime.now(UTC))
     assert any("Blue Labs" in it.text for it in res.items)
+
+
+def test_graph_settings_lift_the_two_hop_answer(service: MemoryService, user: str) -> None:
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    facts = [("Omar Okafor", "works_at", "Acme Systems"), ("Acme Systems", "located_in", "Lyon")]
+    # Distractors that share the question's words but hang off other people and companies.
+    facts += [(f"{first} Okafor", "works_at", f"{first} Works") for first in
+              ("Jun", "Kemal", "Nadia", "Dara", "Hana", "Ivo")]
+    facts += [(f"{first} Works", "located_in", city) for first, city in
+              (("Jun", "Oslo"), ("Kemal", "Lima"), ("Nadia", "Riga"), ("Dara", "Bern"),
+               ("Hana", "Graz"), ("Ivo", "Cork"))]
+    service.add_relations([RelationIn(user, s, p, o, valid_from=when) for s, p, o in facts])
+    question = "In which city is the company Omar Okafor works at located?"
+
+    def rank(svc: MemoryService) -> int | None:
+        res = svc.recall(RecallIn(user, question, kinds=[MemoryKind.RELATION], limit=10))
+        texts = [it.text for it in res.items]
+        return texts.index("Acme Systems located in Lyon") if \
+            "Acme Systems located in Lyon" in texts else None
+
+    default = rank(service)
+    tuned = MemoryService(service.settings.model_copy(update={"graph_cover_weight": 2.0,
+                                                              "graph_prior": 0.5}),
+                          service.store, service.embedder)
+    lifted = rank(tuned)
+    assert lifted is not None and lifted <= 2, lifted
+    assert default is None or default > lifted, (default, lifted)
