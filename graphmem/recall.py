@@ -285,14 +285,13 @@ class Recaller:
             own = said(hit)
             if hit.score <= 1.0:
                 covered[hit.id] = len(own)
+                # a named entity's own relations are what the other searches find already
+                c.cover[hit.id] = 0.0
                 continue
             mine = ends(hit)
             covered[hit.id] = max([len(own | words1) for ends1, words1 in first
                                    if ends1 & mine] or [len(own)])
-        hop = {h.id: h.score for h in near}
-        for i, n in covered.items():
-            # a named entity's own relations are what the other searches find already
-            c.cover[i] = n / len(asked) if asked and hop[i] > 1.0 else 0.0
+            c.cover[hit.id] = covered[hit.id] / len(asked) if asked else 0.0
         order = sorted(enumerate(near), key=lambda p: (-covered[p[1].id], p[1].score, p[0]))
         for rank, (_, hit) in enumerate(order):
             c.ranks[hit.id]["graph"] = rank
