@@ -161,9 +161,8 @@ class MemoryService:
                                                                   d.object))])
         with self._write_lock:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
-            entities = EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
-            entities.prefetch(user_id, {n: [] for d in batch
-                                                     for n in (d.subject, d.object)})
+            entities = self._entity_resolver()
+            entities.prefetch(user_id, {n: [] for d in batch for n in (d.subject, d.object)})
             statements = [self._statement(
                 plan, entities, subject=d.subject, predicate=d.predicate, obj=d.object,
                 category=d.category or "fact",
@@ -214,7 +213,7 @@ class MemoryService:
             known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
                                                            [p.id for p in prepared])}
             fresh = [p for p in todo if p.id not in known]  # another writer may have won
-            entities = EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
+            entities = self._entity_resolver()
             statements: list[Statement] = []
             per_episode: dict[str, list[Statement]] = defaultdict(list)
             mentions: dict[str, list[EntityRef]] = defaultdict(list)
@@ -235,7 +234,7 @@ class MemoryService:
                 types = {e.name: e.type for e in ex.entities}
                 for ent in ex.entities:
                     mentions[p.id].append(entities.resolve(plan, ent.name, ent.type,
-                                                               ent.aliases))
+                                                           ent.aliases))
                 for rel in ex.relations:
                     if rel.confidence < s.min_confidence:
                         skipped[p.id] += 1  # gated: too uncertain to keep as a memory
@@ -313,6 +312,10 @@ class MemoryService:
                 engine=ex.engine, error=ex.error, redacted=sorted(set(p.redacted)),
                 skipped_low_confidence=skipped[p.id]))
         return out
+
+    def _entity_resolver(self) -> EntityResolver:
+        """A resolver for one write (it caches what that write resolves)."""
+        return EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:
