@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, demo.
+"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, check, demo.
 
 Settings come from ``GRAPHMEM_*`` environment variables (and a ``.env`` file); command-line
 flags override them. Commands other than ``serve`` open the store in-process: on the
@@ -226,6 +226,35 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    import time
+
+    from graphmem.check import check_store
+    from graphmem.store.factory import build_store
+
+    settings = settings_from(args)
+    store = build_store(settings)
+    store.open()
+    last = [time.monotonic()]
+
+    def progress(message: str) -> None:
+        if time.monotonic() - last[0] >= 2.0:  # a big store: say how far it got
+            last[0] = time.monotonic()
+            print(f"graphmem check: {message}", file=sys.stderr, flush=True)
+
+    try:
+        report = check_store(store, args.user, progress=progress)  # type: ignore[arg-type]
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        for v in report.violations:
+            print(v.describe())
+        print(report.summary())
+    return 0 if report.ok else 1
+
+
 def cmd_demo(args: argparse.Namespace, rest: list[str]) -> int:
     from graphmem import demo
 
@@ -347,6 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     _store_options(p)
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("check", help="verify a store's invariants (exit 1 on violations)",
+                       description="Check every user's memory (or --user's): relations have "
+                                   "their edges, no dangling SUPERSEDES/DISPUTED, at most one "
+                                   "current relation per exclusive slot, no edge or id shared "
+                                   "by two users, every instant in years 1..9999, required "
+                                   "properties present. Reads only.")
+    p.add_argument("--user", action="append", help="check this user (repeatable; default all)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _store_options(p)
+    p.set_defaults(func=cmd_check)
 
     sub.add_parser("demo", help="load a demo history into a fresh data dir and ask it "
                                 "temporal questions ('graphmem demo --help')", add_help=False)

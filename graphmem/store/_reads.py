@@ -181,6 +181,28 @@ class CypherReads:
                            {"userId": user_id})
         return [{"src": r[0], "dst": r[1], "props": dict(r[2] or {})} for r in rows]
 
+    # ------------------------------------------------------------ invariant checks
+
+    def check_owners(self, label: str) -> dict[str | None, int]:
+        """userId -> how many ``label`` nodes it owns (``None``: nodes without an owner)."""
+        rows = self._exec(self._q.get("check_owners", label=label), {})
+        return {r[0]: int(r[1] or 0) for r in rows}
+
+    def check_unowned(self, label: str, limit: int) -> list[str]:
+        rows = self._exec(self._q.get("check_unowned", label=label), {"limit": limit})
+        return [str(r[0]) for r in rows]
+
+    def check_edges(self, label: str, user_id: str) -> list[Row]:
+        """Every edge touching the user's ``label`` nodes, both ends' labels and owners."""
+        rows = self._exec(self._q.get("check_edges", label=label), {"userId": user_id})
+        keys = ("type", "src", "srcLabels", "srcUser", "dst", "dstLabels", "dstUser", "at",
+                "expiredAt")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def check_duplicate_ids(self, label: str) -> list[Row]:
+        rows = self._exec(self._q.get("check_duplicate_ids", label=label), {})
+        return [{"id": r[0], "copies": int(r[1]), "owners": list(r[2] or [])} for r in rows]
+
 
 def _props(value: Any) -> Row:
     props = dict(value or {})
