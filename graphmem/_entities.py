@@ -4,10 +4,17 @@ A name matches a stored entity by normalised name, by alias, or by a close embed
 match then learns the name as an alias); otherwise a new entity node joins the write plan.
 One resolver serves one write: it remembers what it resolved, and ``prefetch`` turns the
 per-name look-ups of a batch into one store read and one embedding call.
+
+Resolution links, it never rewrites: the caller keeps the name it was given for what it
+stores. Two names whose numbers, versions, codes or dates differ ("iPhone 14" / "iPhone 15",
+"Flat 12B" / "Flat 12C", "March 2024" / "April 2024") are never linked by embedding however
+close their vectors, and every embedding link is recorded on the entity (``resolutions``:
+the name, the entity name it matched, the score) so it can be explained and undone.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from graphmem.embed import Embedder
@@ -26,6 +33,26 @@ def _norm(name: str) -> str:
     return normalize(name) or name.strip().casefold()
 
 
+_DATE_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
+    "friday saturday sunday mon tue tues wed thu thur thurs fri sat sun".split())
+
+
+def code_tokens(name: str) -> tuple[str, ...]:
+    """The parts of a name that identify rather than describe: words holding a digit or
+    numeral (versions, models, rooms, years, CJK numerals), single letters (Plan B, Flat
+    C), month and day names. Names whose code tokens differ name different things."""
+    return tuple(t for t in normalize(name).split()
+                 if any(ch.isnumeric() for ch in t) or (len(t) == 1 and t.isascii())
+                 or t in _DATE_WORDS)
+
+
+def may_link(name: str, entity_name: str) -> bool:
+    """Whether an embedding match may link ``name`` to the entity called ``entity_name``."""
+    return code_tokens(name) == code_tokens(entity_name)
+
+
 class EntityResolver:
     """Entity look-ups of one write: resolved names, prefetched rows, name vectors."""
 
@@ -36,6 +63,7 @@ class EntityResolver:
         self.refs: dict[str, EntityRef] = {}
         self.rows: dict[str, list[Row]] | None = None  # norm -> matching rows, when prefetched
         self.vectors: dict[str, list[float]] = {}
+        self.changed: dict[str, Row] = {}  # entity id -> its row with this write's updates
 
     def prefetch(self, user_id: str, names: dict[str, list[str]]) -> None:
         """One store read for every name (and alias) of a batch, one embedding call for
@@ -70,10 +98,11 @@ class EntityResolver:
             found = self.store.entities_by_norm(plan.user_id, wanted)
         if found:
             row = sorted(found, key=lambda r: (r["normName"] != norm, r["id"]))[0]
+            row = self.changed.get(row["id"], row)
             missing = [a for a in alias_norms if a not in (row.get("aliasNorms") or [])
                        and a != row["normName"]]
             if missing:
-                plan.update("Entity", row["id"], {
+                self._learn(plan, row, {
                     "aliasNorms": sorted({*(row.get("aliasNorms") or []), *missing}),
                     "aliases": sorted({*(row.get("aliases") or []), *(aliases or [])})})
             ref = EntityRef(row["id"], row["name"], False)
@@ -88,18 +117,32 @@ class EntityResolver:
 
     def _similar(self, plan: WritePlan, vec: list[float], name: str,
                  norm: str) -> EntityRef | None:
-        """A stored entity whose name embedding is close enough; it learns ``name``."""
+        """A stored entity whose name embedding is close enough and whose code tokens are
+        the same (``may_link``); it learns ``name`` as an alias, and the link is recorded."""
         for hit in self.store.vector_search("Entity", plan.user_id, vec, 3):
             if hit.score < self.similarity:
                 continue
             rows = self.store.nodes("Entity", plan.user_id, [hit.id])
-            if rows:
-                row = rows[0]
-                plan.update("Entity", row["id"], {
-                    "aliasNorms": sorted({*(row.get("aliasNorms") or []), norm}),
-                    "aliases": sorted({*(row.get("aliases") or []), name})})
-                return EntityRef(row["id"], row["name"], False)
+            if not rows:
+                continue
+            row = self.changed.get(rows[0]["id"], rows[0])
+            if not may_link(name, row["name"]):
+                continue
+            resolutions = json.loads(row.get("resolutions") or "[]")
+            resolutions.append({"name": name, "matched": row["name"],
+                                "score": round(hit.score, 4), "method": "embedding",
+                                "at": plan.at})
+            self._learn(plan, row, {
+                "aliasNorms": sorted({*(row.get("aliasNorms") or []), norm}),
+                "aliases": sorted({*(row.get("aliases") or []), name}),
+                "resolutions": json.dumps(resolutions, ensure_ascii=False)})
+            return EntityRef(row["id"], row["name"], False)
         return None
+
+    def _learn(self, plan: WritePlan, row: Row, changes: Row) -> None:
+        """Update an entity in the plan; later look-ups of this write build on the change."""
+        plan.update("Entity", row["id"], changes)
+        self.changed[row["id"]] = {**row, **changes}
 
     def _create(self, plan: WritePlan, vec: list[float], name: str, norm: str, etype: str,
                 aliases: list[str] | None, alias_norms: list[str]) -> EntityRef:

@@ -103,6 +103,17 @@ class Episode(_Node):
     schema_version: str = SCHEMA_VERSION
 
 
+class EntityResolution(BaseModel):
+    """Why a name was linked to an entity it does not spell: the name, the entity name its
+    embedding matched, the similarity score, how (``embedding``) and when."""
+
+    name: str
+    matched: str
+    score: float
+    method: str = "embedding"
+    at: datetime | None = None
+
+
 class Entity(_Node):
     """A person, organisation, product, place, concept..."""
 
@@ -114,6 +125,7 @@ class Entity(_Node):
     forgotten_at: datetime | None = None
     embedding_model: str | None = None
     schema_version: str = SCHEMA_VERSION
+    resolutions: list[EntityResolution] = Field(default_factory=list)
 
 
 class Relation(_Node):

@@ -23,7 +23,7 @@ from graphmem.temporal import Claim, DesiredNode, confidence_of, desired_nodes, 
 class Statement:
     """A validated statement ready to be written (from addRelation or extraction)."""
 
-    subject: str
+    subject: str  # the names and statement exactly as sent: stored and shown as they are
     predicate: str
     object: str
     subject_id: str
@@ -33,6 +33,15 @@ class Statement:
     claim: Claim
     statement: str
     importance: float = 0.5
+    # The linked entities' normalised names: the group and the claim are keyed by entity,
+    # so a statement naming an entity by an alias joins that entity's slot.
+    subject_key: str = ""
+    object_key: str = ""
+
+    def group(self, user_id: str) -> str:
+        """The key of the group this statement competes in."""
+        return group_key(user_id, self.subject_key or self.subject, self.predicate,
+                         self.category, self.exclusive, self.object_key or self.object)
 
 
 def group_key(user_id: str, subject: str, predicate: str, category: str, exclusive: bool,
@@ -60,9 +69,11 @@ def default_statement(subject: str, predicate: str, obj: str) -> str:
 
 @dataclass(slots=True)
 class GroupResult:
-    """Which node holds each new claim, after the group is reconciled."""
+    """Which node holds each statement (in the order given; None for a stop claim), after
+    the group is reconciled. Keyed by position, not by claim: equal claims of different
+    statements (same object and start, another predicate) are different answers."""
 
-    node_for_claim: dict[Claim, str] = field(default_factory=dict)
+    node_for: list[str | None] = field(default_factory=list)
     new_nodes: list[str] = field(default_factory=list)
 
 
@@ -92,19 +103,21 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
     by_identity = {_claim_identity(c): c for c in claims}
     for st in statements:
         claim = by_identity[_claim_identity(st.claim)]
-        for node in desired:
-            if claim in node.claims and not claim.stop:
-                result.node_for_claim[st.claim] = node.id
-                break
+        result.node_for.append(next((node.id for node in desired
+                                     if claim in node.claims and not claim.stop), None))
     if not fresh:
         return result
 
     display = _display_map(rows.values(), statements)
-    template = statements[0]
     creates: list[tuple[DesiredNode, Row]] = []
     for node in desired:
         row = rows.get(node.id)
         if row is None:
+            # A new node shows the first statement (as sent) that made it, else the stored
+            # wording of its object.
+            own = [st for st in statements
+                   if by_identity[_claim_identity(st.claim)] in node.claims]
+            template = own[0] if own else statements[0]
             creates.append((node, _new_props(node, template, display, key, user, now)))
             result.new_nodes.append(node.id)
         else:
@@ -147,7 +160,7 @@ def _display_map(rows: Any, statements: list[Statement]) -> dict[str, tuple[str,
     out: dict[str, tuple[str, str, str]] = {}
     for row in rows:
         out[row["objectNorm"]] = (row["object"], row["objectId"], row["statement"])
-    for st in statements:
+    for st in reversed(statements):  # the first statement of an object wins
         out[st.claim.obj] = (st.object, st.object_id, st.statement)
     return out
 
@@ -155,10 +168,12 @@ def _display_map(rows: Any, statements: list[Statement]) -> dict[str, tuple[str,
 def _new_props(node: DesiredNode, template: Statement, display: dict[str, tuple[str, str, str]],
                key: str, user: str, now: int) -> Row:
     obj, obj_id, statement = display.get(node.obj, (node.obj, "", node.obj))
+    if template.claim.obj == node.obj:
+        obj, obj_id, statement = template.object, template.object_id, template.statement
     return {
         "id": node.id, "userId": user, "createdAt": now,
         "subject": template.subject, "predicate": template.predicate, "object": obj,
-        "subjectNorm": normalize(template.subject),
+        "subjectNorm": template.subject_key or normalize(template.subject),
         "predicateNorm": normalize(template.predicate), "objectNorm": node.obj,
         "subjectId": template.subject_id, "objectId": obj_id, "statement": statement,
         "category": template.category, "exclusive": template.exclusive,

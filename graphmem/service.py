@@ -6,6 +6,8 @@ Writes are serialised by one lock (read the group, decide, write the plan), and 
 
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -21,6 +23,7 @@ from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_id
 from graphmem.model import (
     SCHEMA_VERSION,
     Entity,
+    EntityResolution,
     Episode,
     Extraction,
     MemoryStatus,
@@ -34,7 +37,6 @@ from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResul
 from graphmem.relations import (
     Statement,
     default_statement,
-    group_key,
     reconcile_group,
     relation_from_row,
     valid_at,
@@ -174,7 +176,8 @@ class MemoryService:
                 for d in batch]
             results = self._write_statements(plan, statements)
             self.apply(plan)
-        ids = [results[st.claim] for st in statements]
+        ids = [i for i in results if i is not None]
+        assert len(ids) == len(statements)  # no stop claims here: each statement has a node
         found = {r["id"]: r for r in self.store.nodes("Relation", user_id, sorted(set(ids)))}
         edges = self.store.chain_edges(user_id, sorted(found))
         return [relation_from_row(found[i], edges=edges) for i in ids]
@@ -215,7 +218,7 @@ class MemoryService:
             fresh = [p for p in todo if p.id not in known]  # another writer may have won
             entities = self._entity_resolver()
             statements: list[Statement] = []
-            per_episode: dict[str, list[Statement]] = defaultdict(list)
+            per_episode: dict[str, list[int]] = defaultdict(list)  # indexes in statements
             mentions: dict[str, list[EntityRef]] = defaultdict(list)
             skipped: dict[str, int] = defaultdict(int)
             vectors = [contents[p.id] for p in fresh]
@@ -249,13 +252,13 @@ class MemoryService:
                         statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
                         stop=rel.stop, subject_type=types.get(rel.subject, "thing"),
                         object_type=types.get(rel.object, "thing"), aliases=aliases)
+                    per_episode[p.id].append(len(statements))
                     statements.append(st)
-                    per_episode[p.id].append(st)
                     mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
                                            EntityRef(st.object_id, st.object, False)])
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
-            node_for = self._write_statements(plan, statements) if statements else {}
+            node_for = self._write_statements(plan, statements) if statements else []
             self.apply(plan)
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
@@ -284,13 +287,13 @@ class MemoryService:
                 "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION}
 
     def _episode_results(self, prepared: list[PreparedEpisode], known: dict[str, Row],
-                         node_for: dict[Claim, str], per_episode: dict[str, list[Statement]],
+                         node_for: list[str | None], per_episode: dict[str, list[int]],
                          extractions: dict[str, Extraction],
                          mentions: dict[str, list[EntityRef]], skipped: dict[str, int],
                          ) -> list[EpisodeResult]:
         user_id = prepared[0].user_id
-        rel_ids = {p.id: sorted({node_for[st.claim] for st in per_episode[p.id]
-                                 if st.claim in node_for}) for p in prepared}
+        rel_ids = {p.id: sorted({i for i in (node_for[n] for n in per_episode[p.id])
+                                 if i is not None}) for p in prepared}
         ent_ids = {p.id: sorted({m.id for m in mentions[p.id]}) for p in prepared}
         # One read per label for the whole batch.
         episodes = {r["id"]: r for r in self.store.nodes(
@@ -332,27 +335,29 @@ class MemoryService:
         aliases = aliases or {}
         subj = entities.resolve(plan, subject, subject_type, aliases.get(subject))
         objr = entities.resolve(plan, obj, object_type, aliases.get(obj))
+        # The claim and group follow the linked entities; the text stays as it was sent.
         claim = Claim(obj=normalize(objr.name), start=to_ms(valid_from) or 0, recorded=plan.at,
                       until=to_ms(valid_until), stop=stop, episode_id=episode_id,
                       source_ref=source_ref, confidence=confidence)
-        return Statement(subject=subj.name, predicate=predicate, object=objr.name,
+        return Statement(subject=subject, predicate=predicate, object=obj,
                          subject_id=subj.id, object_id=objr.id, category=category,
                          exclusive=exclusive, claim=claim,
-                         statement=statement or default_statement(subj.name, predicate,
-                                                                  objr.name),
-                         importance=importance)
+                         statement=statement or default_statement(subject, predicate, obj),
+                         importance=importance, subject_key=normalize(subj.name),
+                         object_key=normalize(objr.name))
 
-    def _write_statements(self, plan: WritePlan, statements: list[Statement]) -> dict[Claim, str]:
-        groups: dict[str, list[Statement]] = defaultdict(list)
-        for st in statements:
-            key = group_key(plan.user_id, st.subject, st.predicate, st.category, st.exclusive,
-                            st.object)
-            groups[key].append(st)
-        out: dict[Claim, str] = {}
+    def _write_statements(self, plan: WritePlan,
+                          statements: list[Statement]) -> list[str | None]:
+        """The relation node of each statement, in order (None for a stop claim)."""
+        groups: dict[str, list[int]] = defaultdict(list)
+        for n, st in enumerate(statements):
+            groups[st.group(plan.user_id)].append(n)
+        out: list[str | None] = [None] * len(statements)
         for key, members in groups.items():
-            res = reconcile_group(self.store, plan, key, members, self.embedder.embed,
-                                  self.embedder.model_id)
-            out.update(res.node_for_claim)
+            res = reconcile_group(self.store, plan, key, [statements[n] for n in members],
+                                  self.embedder.embed, self.embedder.model_id)
+            for n, node_id in zip(members, res.node_for, strict=True):
+                out[n] = node_id
         return out
 
     # ------------------------------------------------------------------ reads
@@ -503,7 +508,24 @@ def entity_from_row(row: Row) -> Entity:
                   aliases=list(row.get("aliases") or []), summary=row.get("summary") or "",
                   forgotten_at=from_ms(row.get("forgottenAt")),
                   embedding_model=row.get("embeddingModel"),
-                  schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION))
+                  schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION),
+                  resolutions=resolutions_of(row))
+
+
+def resolutions_of(row: Row) -> list[EntityResolution]:
+    """The embedding links recorded on an entity row (a malformed record is skipped)."""
+    try:
+        raw = json.loads(row.get("resolutions") or "[]")
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for r in raw if isinstance(raw, list) else []:
+        if isinstance(r, dict):
+            with contextlib.suppress(KeyError, ValueError, TypeError):
+                out.append(EntityResolution(
+                    name=r["name"], matched=r["matched"], score=r["score"],
+                    method=r.get("method") or "embedding", at=from_ms(r.get("at"))))
+    return out
 
 
 __all__ = ["MemoryService", "Stats", "MemoryStatus"]

@@ -66,6 +66,15 @@ class Episode:
                    embedding_model=m.embedding_model)
 
 
+@strawberry.type(description="Why a name was linked to an entity it does not spell.")
+class EntityResolution:
+    name: str = strawberry.field(description="the name as it was sent")
+    matched: str = strawberry.field(description="the entity name its embedding matched")
+    score: float = strawberry.field(description="the similarity of the two names")
+    method: str
+    at: datetime | None
+
+
 @strawberry.type(description="A person, organisation, product, place, concept...")
 class Entity:
     id: strawberry.ID
@@ -77,13 +86,19 @@ class Entity:
     created_at: datetime
     forgotten_at: datetime | None
     status: MemoryStatus
+    resolutions: list[EntityResolution] = strawberry.field(
+        description="names linked to this entity by similarity (they became aliases), with "
+                    "the score: a link is explained, never a rewrite of what was stored")
 
     @classmethod
     def from_model(cls, m: model.Entity) -> Entity:
         return cls(id=strawberry.ID(m.id), user_id=strawberry.ID(m.user_id), name=m.name,
                    type=m.type, aliases=list(m.aliases), summary=m.summary,
                    created_at=m.created_at, forgotten_at=m.forgotten_at,
-                   status=MemoryStatus.FORGOTTEN if m.forgotten_at else MemoryStatus.ACTIVE)
+                   status=MemoryStatus.FORGOTTEN if m.forgotten_at else MemoryStatus.ACTIVE,
+                   resolutions=[EntityResolution(name=r.name, matched=r.matched, score=r.score,
+                                                 method=r.method, at=r.at)
+                                for r in m.resolutions])
 
     @strawberry.field(description="Relations this entity is the subject or object of, valid "
                                   "at asOf as believed at knownAt (the entity's timeline with "
