@@ -70,13 +70,13 @@ MAX_KEPT = 10_000
 class CheckableStore(Store, Protocol):
     """A store with the read methods the checker needs besides the ``Store`` ones."""
 
-    def check_owners(self, label: str) -> dict[str | None, int]: ...
+    def user_ids(self) -> list[str]: ...
 
-    def check_unowned(self, label: str, limit: int) -> list[str]: ...
+    def check_unowned(self, label: str, user_id: str, limit: int) -> list[str]: ...
 
     def check_edges(self, label: str, user_id: str) -> list[Row]: ...
 
-    def check_duplicate_ids(self, label: str) -> list[Row]: ...
+    def check_shared_ids(self, label: str, user_id: str) -> list[Row]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,7 @@ class CheckReport:
     edges: int = 0
     violations: list[Violation] = field(default_factory=list)
     by_rule: Counter[str] = field(default_factory=Counter)
+    unowned: set[str] = field(default_factory=set)  # reported once, whoever's check saw it
 
     @property
     def ok(self) -> bool:
@@ -142,23 +143,7 @@ def check_store(store: CheckableStore, user_ids: Iterable[str] | None = None, *,
     """Check the invariants for ``user_ids`` (every user in the store when None)."""
     report = CheckReport()
     at = to_ms(now or datetime.now(UTC)) or 0
-    known: set[str] = set()
-    for label in LABELS:
-        owners = store.check_owners(label)
-        if None in owners and user_ids is None:  # nobody's node: reported on a full check
-            for node_id in store.check_unowned(label, 100):
-                report.add("cross-user", None, label, node_id, "node has no userId")
-        known.update(u for u in owners if u is not None)
-    users = sorted(known) if user_ids is None else list(dict.fromkeys(user_ids))
-    wanted = set(users)
-    for label in LABELS:
-        for dup in store.check_duplicate_ids(label):
-            owners_of = [o for o in dup["owners"]]
-            if user_ids is not None and not wanted.intersection(owners_of):
-                continue
-            who = ", ".join(repr(o) for o in owners_of)
-            report.add("cross-user", owners_of[0] if len(owners_of) == 1 else None, label,
-                       str(dup["id"]), f"{dup['copies']} nodes carry this id (users {who})")
+    users = store.user_ids() if user_ids is None else list(dict.fromkeys(user_ids))
     report.users = users
     for i, user in enumerate(users, start=1):
         _check_user(store, user, report, at)
@@ -189,6 +174,14 @@ def _check_user(store: CheckableStore, user: str, report: CheckReport, now: int)
             if len(page) < PAGE:
                 break
             skip += PAGE
+    for label in LABELS:
+        for node_id in store.check_unowned(label, user, 100):
+            if node_id not in report.unowned:  # a shared graph answers alike for every user
+                report.unowned.add(node_id)
+                report.add("cross-user", None, label, node_id, "node has no userId")
+        for dup in store.check_shared_ids(label, user):
+            report.add("cross-user", user, label, dup["id"],
+                       f"another {label} node carries this id (user {dup['owner']!r})")
     edges = _edges(store, user)
     report.edges += len(edges)
     subject_of: dict[str, list[str]] = defaultdict(list)

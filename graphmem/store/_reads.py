@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphmem.store.base import EDGE_ENDS, Hit, Row, expand_from
-from graphmem.store.queries import Queries
+from graphmem.store.queries import LABELS, Queries
 
 _RECALL_ROWS = {"Episode": "recall_episodes", "Entity": "recall_entities",
                 "Relation": "recall_relations", "Abstraction": "recall_abstractions"}
@@ -182,14 +182,21 @@ class CypherReads:
         return [{"src": r[0], "dst": r[1], "props": dict(r[2] or {})} for r in rows]
 
     # ------------------------------------------------------------ invariant checks
+    # (graphmem.check) Each names a user, so a store keeping one graph per user runs it on
+    # that user's graph; only ``user_ids`` needs a store-wide look.
 
-    def check_owners(self, label: str) -> dict[str | None, int]:
-        """userId -> how many ``label`` nodes it owns (``None``: nodes without an owner)."""
-        rows = self._exec(self._q.get("check_owners", label=label), {})
-        return {r[0]: int(r[1] or 0) for r in rows}
+    def user_ids(self) -> list[str]:
+        """Every user owning a node (a store with one graph for all users)."""
+        found: set[str] = set()
+        for label in LABELS:
+            found.update(str(r[0]) for r in self._exec(
+                self._q.get("check_owners", label=label), {}))
+        return sorted(found)
 
-    def check_unowned(self, label: str, limit: int) -> list[str]:
-        rows = self._exec(self._q.get("check_unowned", label=label), {"limit": limit})
+    def check_unowned(self, label: str, user_id: str, limit: int) -> list[str]:
+        """``label`` nodes without an owner, in the graph holding ``user_id``."""
+        rows = self._exec(self._q.get("check_unowned", label=label),
+                          {"userId": user_id, "limit": limit})
         return [str(r[0]) for r in rows]
 
     def check_edges(self, label: str, user_id: str) -> list[Row]:
@@ -199,9 +206,10 @@ class CypherReads:
                 "expiredAt")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    def check_duplicate_ids(self, label: str) -> list[Row]:
-        rows = self._exec(self._q.get("check_duplicate_ids", label=label), {})
-        return [{"id": r[0], "copies": int(r[1]), "owners": list(r[2] or [])} for r in rows]
+    def check_shared_ids(self, label: str, user_id: str) -> list[Row]:
+        """Ids of the user's ``label`` nodes another node also carries, with its owner."""
+        rows = self._exec(self._q.get("check_shared_ids", label=label), {"userId": user_id})
+        return [{"id": str(r[0]), "owner": r[1]} for r in rows]
 
 
 def _props(value: Any) -> Row:
