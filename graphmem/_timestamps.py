@@ -11,6 +11,7 @@ import re
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 
 from graphmem.errors import InvalidInputError
+from graphmem.inputs import check_instant
 
 MONTH_RX = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -72,8 +73,15 @@ def parse_timestamp(
     strings; the magnitude decides the unit), ISO-8601 (``Z``, offsets, date only), and the
     chat-log styles listed in the module docstring. A bare 8-digit string is read as a
     compact date (``20230508``), not as epoch seconds. Raises ``InvalidInputError(field,
-    ...)`` when the value cannot be read.
+    ...)`` when the value cannot be read or lies outside the instants graphmem stores
+    (``graphmem.model.INSTANT_RANGE``).
     """
+    parsed = _parse(value, default_tz, field)
+    return check_instant(parsed, field) or parsed
+
+
+def _parse(value: str | datetime | date | int | float, default_tz: tzinfo,
+           field: str) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=default_tz)
     if isinstance(value, date):

@@ -11,8 +11,15 @@ from datetime import datetime
 from graphmem.errors import InvalidInputError
 from graphmem.extract import Message
 from graphmem.guard import apply_guard
-from graphmem.inputs import EpisodeIn, MessageIn, check_id, check_text
-from graphmem.model import aware, make_id, normalize, to_ms
+from graphmem.inputs import (
+    EpisodeIn,
+    MessageIn,
+    check_chars,
+    check_id,
+    check_instant,
+    check_text,
+)
+from graphmem.model import make_id, to_ms
 from graphmem.settings import Settings
 from graphmem.timeparse import parse_timestamp
 
@@ -64,9 +71,12 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     if data.occurred_at is None:
         raise InvalidInputError("occurredAt", "is required")
     if isinstance(data.occurred_at, datetime):
-        occurred_at = aware(data.occurred_at)
+        occurred_at = check_instant(data.occurred_at, "occurredAt") or data.occurred_at
     else:
         occurred_at = parse_timestamp(data.occurred_at, field="occurredAt")
+    role = _chars(data.role, "role")
+    kind = _chars(data.kind, "kind")
+    speaker = _chars(data.speaker, "speaker")
     if (data.content is None) == (not data.messages):
         raise InvalidInputError("content", "give either content or messages (exactly one)")
     redacted: list[str] = []
@@ -76,14 +86,14 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
             raise InvalidInputError("messages", f"at most {MAX_MESSAGES} messages per episode")
         for i, m in enumerate(data.messages):
             messages.append(_message(m, i, s, occurred_at, redacted))
-        kind = data.kind or ("message" if len(messages) == 1 else "conversation")
+        kind = kind or ("message" if len(messages) == 1 else "conversation")
     else:
         text = check_text(data.content, "content", s.max_content_chars) or ""
         guarded = apply_guard(text, s.secret_mode, field="content")
         redacted.extend(f.kind for f in guarded.findings)
-        speaker = check_text(data.speaker, "speaker", s.max_name_chars, required=False)
-        messages.append(Message(guarded.text, normalize_role(data.role), speaker, occurred_at))
-        kind = data.kind or "message"
+        speaker = check_text(speaker, "speaker", s.max_name_chars, required=False)
+        messages.append(Message(guarded.text, normalize_role(role), speaker, occurred_at))
+        kind = kind or "message"
     if kind not in KINDS:
         raise InvalidInputError("kind", f"must be one of {', '.join(KINDS)}")
     if len(messages) == 1:
@@ -94,12 +104,18 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
         role, speaker = None, None
     if len(content) > s.max_content_chars:
         raise InvalidInputError("messages", f"together at most {s.max_content_chars} characters")
-    episode_id = make_id("epi", user_id, session_id, to_ms(occurred_at),
-                         source_ref or "", normalize(content) or content)
+    # The exact text: a resend is the same episode, an edit of one letter is another.
+    episode_id = make_id("epi", user_id, session_id, to_ms(occurred_at), source_ref or "",
+                         content)
     return PreparedEpisode(id=episode_id, user_id=user_id, session_id=session_id,
                            occurred_at=occurred_at, content=content, kind=kind, role=role,
                            speaker=speaker, source=source, source_ref=source_ref,
                            messages=messages, redacted=redacted)
+
+
+def _chars(value: str | None, field_name: str) -> str | None:
+    """A short optional field checked for characters no store may hold (empty is unset)."""
+    return check_chars(value, field_name) if isinstance(value, str) else value
 
 
 def _message(m: MessageIn, i: int, s: Settings, occurred_at: datetime,
@@ -107,6 +123,7 @@ def _message(m: MessageIn, i: int, s: Settings, occurred_at: datetime,
     field_name = f"messages[{i}]"
     text = check_text(m.content, f"{field_name}.content", s.max_content_chars) or ""
     name = check_text(m.name, f"{field_name}.name", s.max_name_chars, required=False)
+    role = _chars(m.role, f"{field_name}.role")
     guarded = apply_guard(text, s.secret_mode, field=f"{field_name}.content")
     redacted.extend(f.kind for f in guarded.findings)
-    return Message(guarded.text, normalize_role(m.role), name, occurred_at)
+    return Message(guarded.text, normalize_role(role), name, occurred_at)

@@ -10,9 +10,45 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from graphmem.errors import InvalidInputError
-from graphmem.model import MemoryKind, aware
+from graphmem.model import INSTANT_RANGE, MAX_MS, MIN_MS, MemoryKind, aware, to_ms
 
 MAX_ID_CHARS = 200
+
+
+def bad_char(value: str) -> str | None:
+    """What is wrong with a character of ``value`` that no stored text may hold, if any.
+
+    NUL, other C0 and C1 control characters (tab, newline and carriage return are text),
+    and lone UTF-16 surrogates, which no UTF-8 store or client can carry.
+    """
+    for i, ch in enumerate(value):
+        code = ord(ch)
+        if code < 32 and ch not in "\t\n\r" or 0x7F <= code <= 0x9F:
+            what = "a NUL character" if code == 0 else f"the control character U+{code:04X}"
+            return f"must not contain {what} (at {i})"
+        if 0xD800 <= code <= 0xDFFF:
+            return f"must not contain a lone surrogate U+{code:04X} (at {i})"
+    return None
+
+
+def check_chars(value: str, field_name: str) -> str:
+    if (problem := bad_char(value)) is not None:
+        raise InvalidInputError(field_name, problem)
+    return value
+
+
+def check_instant(value: datetime | None, field_name: str) -> datetime | None:
+    """An aware instant inside the range graphmem stores (naive input is UTC)."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInputError(field_name, "must be a date-time")
+    value = aware(value)
+    ms = to_ms(value)
+    if ms is None or not MIN_MS <= ms <= MAX_MS:
+        raise InvalidInputError(field_name, f"must be between {INSTANT_RANGE.replace('..', 'and')}"
+                                            f" (UTC, after applying its offset)")
+    return value
 
 
 def check_id(value: str | None, field_name: str, *, required: bool = True) -> str | None:
@@ -22,12 +58,12 @@ def check_id(value: str | None, field_name: str, *, required: bool = True) -> st
         return None
     if not isinstance(value, str):
         raise InvalidInputError(field_name, "must be a string")
-    value = value.strip()
+    value = check_chars(value, field_name).strip()
     if not value:
         raise InvalidInputError(field_name, "must not be empty")
     if len(value) > MAX_ID_CHARS:
         raise InvalidInputError(field_name, f"must be at most {MAX_ID_CHARS} characters")
-    if any(ord(ch) < 32 for ch in value):
+    if any(ch in "\t\n\r" for ch in value):
         raise InvalidInputError(field_name, "must not contain control characters")
     return value
 
@@ -40,7 +76,7 @@ def check_text(value: str | None, field_name: str, limit: int, *,
         return None
     if not isinstance(value, str):
         raise InvalidInputError(field_name, "must be a string")
-    if not value.strip():
+    if not check_chars(value, field_name).strip():
         raise InvalidInputError(field_name, "must not be empty")
     if len(value) > limit:
         raise InvalidInputError(field_name, f"must be at most {limit} characters "
@@ -81,10 +117,9 @@ class RelationIn:
         self.statement = check_text(self.statement, "statement", 4 * max_name, required=False)
         self.confidence = check_unit(self.confidence, "confidence")
         self.importance = check_unit(self.importance, "importance")
-        if self.valid_from is not None:
-            self.valid_from = aware(self.valid_from)
+        self.valid_from = check_instant(self.valid_from, "validFrom")
+        self.valid_until = check_instant(self.valid_until, "validUntil")
         if self.valid_until is not None:
-            self.valid_until = aware(self.valid_until)
             if self.valid_from is not None and self.valid_until <= self.valid_from:
                 raise InvalidInputError("validUntil", "must be after validFrom")
         return self
@@ -133,12 +168,12 @@ class RecallIn:
             raise InvalidInputError("limit", "must be between 1 and 100")
         if not 0 <= int(self.hops) <= 3:
             raise InvalidInputError("hops", "must be between 0 and 3")
-        for name in ("as_of", "known_at", "reference_time"):
-            value = getattr(self, name)
-            if value is not None:
-                setattr(self, name, aware(value))
+        for name, field_name in (("as_of", "asOf"), ("known_at", "knownAt"),
+                                 ("reference_time", "referenceTime")):
+            setattr(self, name, check_instant(getattr(self, name), field_name))
         if self.between is not None:
-            start, end = (aware(self.between[0]), aware(self.between[1]))
+            start = check_instant(self.between[0], "between.start") or self.between[0]
+            end = check_instant(self.between[1], "between.end") or self.between[1]
             if end <= start:
                 raise InvalidInputError("between", "end must be after start")
             self.between = (start, end)

@@ -7,14 +7,17 @@ the stores keep them as epoch milliseconds (see ``to_ms`` / ``from_ms``).
 from __future__ import annotations
 
 import hashlib
+import logging
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1"
+
+log = logging.getLogger(__name__)
 
 
 class MemoryKind(StrEnum):
@@ -63,16 +66,51 @@ def aware(dt: datetime) -> datetime:
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+#: The instants graphmem stores, in UTC: a day inside what ``datetime`` can hold, so every
+#: stored instant can be shown at any UTC offset and read back exactly from epoch ms.
+MIN_INSTANT = datetime(1, 1, 2, tzinfo=UTC)
+MAX_INSTANT = datetime(9999, 12, 30, 23, 59, 59, 999000, tzinfo=UTC)
+INSTANT_RANGE = "0001-01-02T00:00:00Z .. 9999-12-30T23:59:59.999Z"
+
+
 def to_ms(dt: datetime | None) -> int | None:
+    """Epoch milliseconds (floored), exact for every ``datetime`` whatever its offset."""
     if dt is None:
         return None
-    return int(aware(dt).timestamp() * 1000)
+    return (aware(dt) - _EPOCH) // _MS
+
+
+MIN_MS = (MIN_INSTANT - _EPOCH) // _MS
+MAX_MS = (MAX_INSTANT - _EPOCH) // _MS
+
+
+def instant_in_range(ms: object) -> bool:
+    """Whether a stored value is an instant graphmem accepts (an integer in range)."""
+    return isinstance(ms, int) and not isinstance(ms, bool) and MIN_MS <= ms <= MAX_MS
 
 
 def from_ms(ms: int | None) -> datetime | None:
+    """The instant of stored epoch milliseconds; never raises on a stored value.
+
+    A value outside the accepted range (written before the range was enforced, or by hand)
+    is logged and read as the nearest bound, and anything that is not a number as the lower
+    bound: one bad row must not make a user's whole memory unreadable.
+    """
     if ms is None:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+    if instant_in_range(ms):
+        return _EPOCH + ms * _MS
+    try:
+        value = int(ms)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        value = MIN_MS
+    clamped = min(max(value, MIN_MS), MAX_MS)
+    log.warning("stored instant %.80r is outside %s; read as %s", ms, INSTANT_RANGE,
+                (_EPOCH + clamped * _MS).isoformat())
+    return _EPOCH + clamped * _MS
 
 
 # --------------------------------------------------------------------------- nodes

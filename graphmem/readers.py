@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.errors import InvalidInputError
+from graphmem.inputs import check_chars, check_id
 from graphmem.model import Entity, Episode, Relation, normalize, to_ms
 from graphmem.relations import relation_from_row, valid_at
 from graphmem.service import MemoryService, entity_from_row, episode_from_row
@@ -107,6 +108,8 @@ class Readers:
                       include_forgotten: bool = False) -> Page[Episode]:
         """A user's episodes in event-time order (oldest first), optionally of one session."""
         check_page(limit, offset)
+        user_id = check_id(user_id, "userId") or ""
+        session_id = check_id(session_id, "sessionId", required=False)
         total, ids = self.store.page_episodes(user_id, session_id=session_id,
                                               with_forgotten=include_forgotten,
                                               offset=offset, limit=limit)
@@ -118,7 +121,8 @@ class Readers:
                       include_forgotten: bool = False) -> Page[Entity]:
         """A user's entities by name; ``name`` matches a part of the name or an alias."""
         check_page(limit, offset)
-        needle = normalize(name) if name else ""
+        user_id = check_id(user_id, "userId") or ""
+        needle = normalize(check_chars(name, "name")) if name else ""
         if name is not None and not needle:
             raise InvalidInputError("name", "must contain a letter or digit")
         total, ids = self.store.page_entities(user_id, needle=needle or None,

@@ -19,8 +19,10 @@ from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
 from graphmem.ingest import PreparedEpisode, prepare
-from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_id
+from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
 from graphmem.model import (
+    MAX_INSTANT,
+    MIN_INSTANT,
     SCHEMA_VERSION,
     Entity,
     EntityResolution,
@@ -28,6 +30,7 @@ from graphmem.model import (
     Extraction,
     MemoryStatus,
     Relation,
+    aware,
     from_ms,
     normalize,
     to_ms,
@@ -247,7 +250,8 @@ class MemoryService:
                         plan, entities, subject=rel.subject, predicate=rel.predicate,
                         obj=rel.object, category=rel.category,
                         exclusive=rel.exclusive or self._is_exclusive(rel.predicate, None),
-                        valid_from=rel.valid_from or msg.occurred_at or p.occurred_at,
+                        valid_from=_storable(rel.valid_from) or msg.occurred_at
+                        or p.occurred_at,
                         valid_until=None, confidence=rel.confidence, importance=0.6,
                         statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
                         stop=rel.stop, subject_type=types.get(rel.subject, "thing"),
@@ -364,6 +368,9 @@ class MemoryService:
 
     def relation(self, user_id: str, relation_id: str, known_at: datetime | None = None
                  ) -> Relation:
+        user_id = check_id(user_id, "userId") or ""
+        relation_id = check_id(relation_id, "id") or ""
+        known_at = check_instant(known_at, "knownAt")
         rows = self.store.nodes("Relation", user_id, [relation_id])
         if not rows:
             raise NotFoundError("relation", relation_id)
@@ -382,6 +389,9 @@ class MemoryService:
         user_id = self._existing_user(user_id)
         if not 1 <= limit <= 10000:
             raise InvalidInputError("limit", "must be between 1 and 10000")
+        for name, value in (("subject", subject), ("predicate", predicate), ("object", object)):
+            check_chars(value or "", name)
+        as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
         now = self.clock()
         k = to_ms(known_at or now) or 0
         t = to_ms(as_of or now) or 0
@@ -484,10 +494,17 @@ class MemoryService:
     # ------------------------------------------------------------------ entities
 
     def entity(self, user_id: str, entity_id: str) -> Entity:
+        user_id = check_id(user_id, "userId") or ""
+        entity_id = check_id(entity_id, "id") or ""
         rows = self.store.nodes("Entity", user_id, [entity_id])
         if not rows:
             raise NotFoundError("entity", entity_id)
         return entity_from_row(rows[0])
+
+
+def _storable(dt: datetime | None) -> datetime | None:
+    """An extracted time, if graphmem can store it (an engine may read any year from text)."""
+    return dt if dt is not None and MIN_INSTANT <= aware(dt) <= MAX_INSTANT else None
 
 
 def episode_from_row(row: Row) -> Episode:

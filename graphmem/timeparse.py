@@ -36,6 +36,7 @@ from graphmem._timestamps import WEEKDAY_RX as _WD
 from graphmem._timestamps import WEEKDAYS as _WEEKDAYS
 from graphmem._timestamps import month_num as _month_num
 from graphmem._timestamps import parse_timestamp
+from graphmem.model import MAX_INSTANT, MIN_INSTANT
 
 __all__ = [
     "FAR_PAST",
@@ -454,7 +455,10 @@ def _find(text: str, ref: datetime) -> tuple[str, _Hit] | None:
     best: tuple[tuple[int, int, int], str, _Hit] | None = None
     for idx, (rx, fn) in enumerate(_RULES):
         for m in rx.finditer(text):
-            hit = fn(_groups(m), ref)
+            try:
+                hit = fn(_groups(m), ref)
+            except (OverflowError, ValueError):  # "next year" in 9999: no such time
+                hit = None
             key = (m.start() - m.end(), m.start(), idx)
             if hit is not None and (best is None or key < best[0]):
                 best = (key, m.group().strip(), hit)
@@ -498,7 +502,9 @@ def resolve_relative_mention(text: str, reference: datetime) -> datetime | None:
     if found is None or found[1].kind in ("before", "recent"):
         return None
     hit = found[1]
-    return hit.point if hit.point is not None else hit.start
+    moment = hit.point if hit.point is not None else hit.start
+    # a time graphmem cannot store is no answer (a statement's start is stored)
+    return moment if MIN_INSTANT <= moment <= MAX_INSTANT else None
 
 
 _WHEN = re.compile(

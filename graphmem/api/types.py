@@ -12,6 +12,7 @@ from graphmem import model
 from graphmem import recall as recall_model
 from graphmem.api.context import Info
 from graphmem.api.scalars import MemoryKind, MemoryStatus
+from graphmem.inputs import check_instant
 from graphmem.model import to_ms
 from graphmem.readers import Page, check_page
 from graphmem.service import EpisodeResult
@@ -107,6 +108,7 @@ class Entity:
                         known_at: datetime | None = None, include_history: bool = False,
                         limit: int = 50) -> list[Relation]:
         check_page(limit, 0)
+        as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
         key = (str(self.user_id), str(self.id), to_ms(as_of), to_ms(known_at), include_history,
                limit)
         rels = await info.context.loaders.entity_relations.load(key)

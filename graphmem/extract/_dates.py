@@ -187,7 +187,10 @@ def resolve_time(text: str, anchor: datetime | None) -> datetime | None:
         if m:
             found.append((m.start(), order, m, kind))
     for _, _, m, kind in sorted(found, key=lambda f: (f[0], f[1])):
-        when = _resolve(m, kind, day, tz)
+        try:
+            when = _resolve(m, kind, day, tz)
+        except (OverflowError, ValueError):  # "3 years ago" in year 1: no such time
+            continue
         if when is None:
             continue
         if anchor is not None and when > aware(anchor):

@@ -115,12 +115,21 @@ def expand_from(degrees: Callable[[list[str]], dict[str, int]],
 _FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
 
 
+# Words Lucene's query parser reads as operators; the indexes lower-case what they hold, so
+# the lower-case word finds the same nodes.
+_FT_OPERATORS = {"AND", "OR", "NOT"}
+
+
 def fulltext_terms(text: str) -> list[str]:
-    """The distinct words of ``text`` (at most 32), query-syntax characters removed."""
-    cleaned = "".join(" " if ch in _FT_SPECIAL else ch for ch in text)
+    """The distinct words of ``text`` (at most 32), query syntax removed.
+
+    Characters either index reads as syntax become spaces and operator words are
+    lower-cased, so no search text can make an index reject its query.
+    """
+    cleaned = "".join(" " if ch in _FT_SPECIAL or not ch.isprintable() else ch for ch in text)
     seen: dict[str, str] = {}
     for word in cleaned.split():
-        seen.setdefault(word.casefold(), word)
+        seen.setdefault(word.casefold(), word.lower() if word in _FT_OPERATORS else word)
     return list(seen.values())[:32]
 
 

@@ -3,11 +3,21 @@
 Durability: an append-only log (``appendfsync everysec`` by default, ``always`` on request)
 plus a snapshot on close. Atomicity: a write plan is sent as one MULTI/EXEC block, which the
 server applies whole; a MULTI block cut short in the log is dropped on load.
+
+Tenants: every user has a graph of their own (FalkorDB holds many graphs in one server),
+named from a hash of the userId (``tenant_graph``), with its own indexes, so a user's
+vector, full-text and graph queries only ever see that user's nodes, and how well or fast
+they work does not depend on who else is stored. A user's graph is made (indexes and a
+``:Tenant {userId}`` owner node) by their first write; a read for a user without a graph
+answers empty without making one. The ``userId`` properties and filters stay as a second
+line of defence. A data directory from before (one graph shared by all users) is copied
+user by user into tenant graphs when it is opened (``_falkor_migrate``).
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import logging
 import os
 import signal
@@ -17,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import GraphMemError, UnavailableError
+from graphmem.store._falkor_migrate import migrate_shared_graph
 from graphmem.store._reads import CypherReads
 from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
 from graphmem.store.queries import Queries
@@ -29,8 +40,19 @@ LOCK_NAME = ".graphmem.lock"
 FULLTEXT_TERM_CAP = 200
 
 
+def tenant_graph(prefix: str, user_id: str) -> str:
+    """The graph holding ``user_id``'s memory: ``<prefix>:u_`` + 32 hex digits of SHA-256.
+
+    Safe as a key whatever the userId holds; a collision (2^-64 for a billion users) is
+    caught by the graph's owner node.
+    """
+    digest = hashlib.sha256(user_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{prefix}:u_{digest[:32]}"
+
+
 class FalkorStore(CypherReads):
-    """FalkorDB embedded (falkordblite), one graph per data directory."""
+    """FalkorDB embedded (falkordblite): one data directory, one graph per user."""
+
 
     name = "embedded"
 
@@ -40,12 +62,15 @@ class FalkorStore(CypherReads):
         self._dir = Path(data_dir)
         self._start_timeout = start_timeout_s
         self._query_timeout = query_timeout_s
+        # the prefix of the tenant graphs' names; before them, the name of the one graph
         self._graph_name = graph
         self._dim = dim
         self._fsync = fsync
         self._q = Queries("falkordb")
         self._db: Any = None
-        self._graph: Any = None
+        self._handles: dict[str, Any] = {}  # graph name -> client handle
+        self._exists: set[str] = set()  # tenant graphs the server has
+        self._ready: set[str] = set()  # ... whose indexes and owner were checked since open
         self._lock = threading.RLock()
         self._lock_file: Any = None
 
@@ -87,8 +112,15 @@ class FalkorStore(CypherReads):
         pool = self._db.client.connection_pool
         pool.connection_kwargs["socket_timeout"] = self._query_timeout
         pool.disconnect()
-        self._graph = self._db.select_graph(self._graph_name)
-        self.ensure_schema()
+        self._handles, self._ready = {}, set()
+        try:
+            if self._graph_name in self._graph_names():
+                self._migrate()
+            self._exists = set(self._tenant_names())
+        except BaseException:
+            self.close()  # stop the server and free the directory; the data stays as it was
+            raise
+
 
     def close(self) -> None:
         with self._lock:
@@ -99,7 +131,7 @@ class FalkorStore(CypherReads):
                 self._db.close()
             finally:
                 self._db = None
-                self._graph = None
+                self._handles, self._exists, self._ready = {}, set(), set()
                 self._unlock_dir()
 
     def _lock_dir(self) -> None:
@@ -129,27 +161,133 @@ class FalkorStore(CypherReads):
             handle.close()
 
     def ensure_schema(self) -> None:
-        """Create indexes; safe to run again (existing ones are left as they are)."""
+        """Indexes live in each user's graph and are made by the user's first write; this
+        has every graph's indexes checked again (idempotently) on its next write."""
+        with self._lock:
+            self._ready = set()
+
+    def _create_indexes(self, graph: Any) -> None:
+        """One graph's indexes; safe to run again (existing ones are left as they are)."""
         for stmt in self._q.statements("schema", dim=self._dim):
             try:
-                self._graph.query(stmt)
+                graph.query(stmt)
             except Exception as e:
                 text = str(e).lower()
                 if "already" in text or "exists" in text:
                     continue  # FalkorDB has no IF NOT EXISTS: re-running is the normal case
                 raise GraphMemError(f"schema bootstrap failed: {e}") from e
 
+    # ------------------------------------------------------------------ tenants
+
+    def _tenant_for_read(self, user_id: str) -> Any | None:
+        """The user's graph, or None when the user has none (nothing is made)."""
+        name = tenant_graph(self._graph_name, user_id)
+        if name not in self._exists:
+            # Asked of the server, not only of the cache: a read always reaches the store.
+            if not self._server(lambda db: db.connection.exists(name)):
+                return None
+            self._exists.add(name)
+        return self._handle(name)
+
+    def _tenant_for_write(self, user_id: str) -> str:
+        """The user's graph, made (indexes, owner node) by the first write since open."""
+        name = tenant_graph(self._graph_name, user_id)
+        if name in self._ready:
+            return name
+        with self._lock:
+            if name in self._ready:
+                return name
+            graph = self._handle(name)
+            self._create_indexes(graph)
+            rows = self._run(graph, self._q.get("tenant_mark"),
+                             {"userId": user_id, "at": int(time.time() * 1000)}, False)
+            if not rows or rows[0][0] != user_id:
+                raise GraphMemError(f"the graph {name} belongs to another user")
+            self._exists.add(name)
+            self._ready.add(name)
+        return name
+
+    def tenants(self) -> dict[str, str | None]:
+        """Every tenant graph's name and owner (None: a graph with no owner node)."""
+        from graphmem.store._falkor_migrate import target_state
+
+        out: dict[str, str | None] = {}
+        for name in self._tenant_names():
+            state = target_state(self._handle(name), self._q)
+            out[name] = state[0] if state else None
+        return out
+
+    def user_ids(self) -> list[str]:
+        """Every user with a graph in this store (``GRAPH.LIST`` and each owner node)."""
+        return sorted(u for u in self.tenants().values() if u is not None)
+
+    def _migrate(self) -> None:
+        def delete(name: str) -> None:
+            if self._server(lambda db: db.connection.exists(name)):
+                self._server(lambda db: db.connection.execute_command("GRAPH.DELETE", name))
+
+        migrate_shared_graph(
+            shared_name=self._graph_name, graph=self._handle,
+            tenant_name=lambda u: tenant_graph(self._graph_name, u),
+            exists=lambda n: bool(self._server(lambda db: db.connection.exists(n))),
+            delete_graph=delete, prepare=self._create_indexes, queries=self._q,
+            now_ms=lambda: int(time.time() * 1000))
+
     # ------------------------------------------------------------------ plumbing
+
+    def _server(self, call: Any) -> Any:
+        """``call(db)`` on the open server, its failures as ``UnavailableError``."""
+        db = self._db
+        if db is None:
+            raise UnavailableError("the embedded store is not open")
+        try:
+            return call(db)
+        except Exception as e:
+            raise UnavailableError(f"embedded store query failed: {type(e).__name__}") from e
+
+    def _graph_names(self) -> list[str]:
+        return [n.decode() if isinstance(n, bytes) else str(n)
+                for n in self._server(lambda db: db.connection.execute_command("GRAPH.LIST"))]
+
+    def _tenant_names(self) -> list[str]:
+        prefix = f"{self._graph_name}:u_"
+        return sorted(n for n in self._graph_names()
+                      if n.startswith(prefix) and len(n) == len(prefix) + 32)
+
+    def _handle(self, name: str) -> Any:
+        handle = self._handles.get(name)
+        if handle is None:
+            handle = self._handles[name] = self._server(lambda db: db.select_graph(name))
+        return handle
 
     def _query(self, text: str, params: dict[str, Any] | None = None,
                read_only: bool = True) -> list[list[Any]]:
-        if self._graph is None:
+        """Run a query on the graph of the user named by its ``userId`` parameter.
+
+        Every query names its user: one without cannot run, so no query reaches two users'
+        nodes. A read for a user without a graph answers no rows.
+        """
+        params = params or {}
+        user_id = params.get("userId")
+        if not isinstance(user_id, str):
+            raise GraphMemError("a store query without a userId has no graph to run on")
+        if read_only:
+            graph = self._tenant_for_read(user_id)
+            if graph is None:
+                return []
+        else:
+            graph = self._handle(self._tenant_for_write(user_id))
+        return self._run(graph, text, params, read_only)
+
+    def _run(self, graph: Any, text: str, params: dict[str, Any],
+             read_only: bool = True) -> list[list[Any]]:
+        if self._db is None:
             raise UnavailableError("the embedded store is not open")
         try:
             if read_only:
-                res = self._graph.ro_query(text, params or {})
+                res = graph.ro_query(text, params)
             else:
-                res = self._graph.query(text, params or {})
+                res = graph.query(text, params)
         except Exception as e:
             raise UnavailableError(f"embedded store query failed: {type(e).__name__}") from e
         return list(res.result_set)
@@ -163,10 +301,11 @@ class FalkorStore(CypherReads):
         with self._lock:
             if self._db is None:
                 raise UnavailableError("the embedded store is not open")
+            graph = self._tenant_for_write(plan.user_id)  # the plan's user's graph only
             try:
                 pipe = self._db.connection.pipeline(transaction=True)
                 for text in commands:
-                    pipe.execute_command("GRAPH.QUERY", self._graph_name, text, "--compact")
+                    pipe.execute_command("GRAPH.QUERY", graph, text, "--compact")
                 results = pipe.execute(raise_on_error=False)
             except Exception as e:
                 raise UnavailableError(f"embedded store write failed: {type(e).__name__}") from e

@@ -1,0 +1,58 @@
+"""A write plan as Cypher: the one translation both stores run.
+
+``plan_steps`` turns a ``WritePlan`` into its statements, in order (nodes, then partial
+updates, then closed edges, then new edges, so every edge finds its nodes). The neo4j store
+runs the steps in one transaction; the embedded store sends them as one query
+(``one_query``), which FalkorDB applies whole or, on a failure anywhere in it, rolls back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphmem.store.base import EDGE_ENDS, WritePlan
+from graphmem.store.queries import Queries
+
+Step = tuple[str, dict[str, Any]]
+
+_PARAM = re.compile(r"\$([A-Za-z_]\w*)")
+
+
+def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
+    """The statements that write ``plan``, each with its parameters."""
+    u = plan.user_id
+    steps: list[Step] = []
+    for name, nodes in (("upsert_episodes", plan.episodes),
+                        ("upsert_entities", plan.entities),
+                        ("upsert_relations", plan.relations)):
+        if nodes:
+            steps.append((queries.get(name), {"rows": [
+                {"id": n.id, "props": n.props, "embedding": n.embedding} for n in nodes]}))
+    for label, rows in plan.updates.items():
+        steps.append((queries.get("set_props", label=label), {"rows": rows, "userId": u}))
+    for edge, rows in plan.expire.items():
+        src, dst = EDGE_ENDS[edge]
+        steps.append((queries.get("expire_links", edge=edge, src=src, dst=dst),
+                      {"rows": rows, "userId": u, "at": plan.at}))
+    for edge, rows in plan.links.items():
+        src, dst = EDGE_ENDS[edge]
+        steps.append((queries.get("link", edge=edge, src=src, dst=dst),
+                      {"rows": rows, "userId": u}))
+    return steps
+
+
+def one_query(steps: list[Step]) -> Step:
+    """The steps as one statement: each step's parameters renamed apart (``$rows`` of the
+    third step becomes ``$s2_rows``), the steps joined by ``WITH count(*) AS _``.
+
+    The aggregation ends each step's rows (and its variables) and always yields one row,
+    so the next step runs once, whether the step before matched anything or not. Every
+    write query is an ``UNWIND`` with no ``RETURN``, which is what makes them chainable.
+    """
+    texts: list[str] = []
+    params: dict[str, Any] = {}
+    for i, (text, step_params) in enumerate(steps):
+        texts.append(_PARAM.sub(lambda m, i=i: f"$s{i}_{m.group(1)}", text.strip()))
+        params.update({f"s{i}_{k}": v for k, v in step_params.items()})
+    return "\nWITH count(*) AS _\n".join(texts), params
