@@ -1,48 +1,78 @@
 """The secret/PII guard: run on every text before it is stored.
 
 ``scan`` finds secrets (API keys, tokens, private keys, passwords, credentials inside
-connection strings...) and, optionally, personal data; ``redact`` replaces each one with
-``[REDACTED:<kind>]``; ``apply_guard`` does either that or refuses the write.
+connection strings...) and personal data; ``redact`` replaces each one with
+``[REDACTED:<kind>]``. ``GuardPolicy`` decides per kind what a write does with a finding:
+redact it, reject the write, or (personal data only) allow it; ``FieldGuard`` applies a
+policy to the fields of one write and collects what it redacted.
 
 A ``Finding`` carries only the kind and the character span, never the matched value, so
 findings can be logged and returned to callers without re-leaking the secret.
 
-Detection is layered, most specific first:
+Matching runs on a folded copy of the text: invisible characters (zero-width space, joiner
+and non-joiner, word joiner, BOM, soft hyphen, bidi controls, tag characters...) are taken
+out and full-width ASCII forms read as ASCII, so ``sk-proj-abc<ZWSP>def`` is one key.
+Findings index the original text; a redaction replaces the whole original span, invisible
+characters inside it included. Invisible characters outside findings are left as sent.
+
+Detection is layered, most specific first (``graphmem._guard_patterns``):
 
 1. vendor formats with a fixed prefix (``sk-``, ``ghp_``, ``AKIA``, ``AIza``, ``xoxb-``...),
    JWTs, PEM private-key blocks, ``Bearer``/``Basic`` credentials, URLs with a password;
-2. labelled values: ``password=...``, ``api_key: "..."``, ``token=...``, ``密码是...``;
-3. a high-entropy fallback for long unlabelled tokens (see ``_looks_random``). Pure-hex
-   strings (git/sha hashes, md5s) and UUIDs are deliberately left alone: they are everywhere
-   in ordinary engineering notes and hex alone cannot tell a hash from a key. A hex secret is
-   still caught when it is labelled (``secret=<hex>``) or has a vendor prefix.
+2. labelled values: ``password=...``, ``api_key: "..."``, ``token=...``, ``密码是...``, and
+   plain-language passwords (``my wifi password hunter2``, ``wifi密码Xq7pLm29``);
+3. personal data: Chinese resident ID numbers (date and check digit verified), card numbers
+   (Luhn-checked, known issuer prefix), e-mail addresses, phone numbers (international,
+   North American, mainland China mobile, or any number after a phone label), IPv4
+   addresses;
+4. a high-entropy fallback for long unlabelled tokens. Pure-hex strings (git/sha hashes,
+   md5s) and UUIDs are deliberately left alone: they are everywhere in ordinary engineering
+   notes and hex alone cannot tell a hash from a key. A hex secret is still caught when it
+   is labelled (``secret=<hex>``) or has a vendor prefix.
 
-Personal data: credit-card numbers (Luhn-checked, known issuer prefix) are always
-redacted; e-mail addresses and phone numbers only when ``pii=True``, because memories
-legitimately hold a user's contacts.
-
-Kinds: ``openai_key``, ``anthropic_key``, ``stripe_key``, ``github_token``, ``gitlab_token``,
-``aws_access_key_id``, ``aws_secret_key``, ``google_api_key``, ``slack_token``,
-``slack_webhook``, ``jwt``, ``bearer_token``, ``basic_auth``, ``private_key``,
-``connection_string`` (only the password part), ``password`` / ``secret`` (a labelled
-value: password-like labels vs key/token labels), ``high_entropy``, ``credit_card``,
-``email``, ``phone``.
+Secret kinds: ``openai_key``, ``anthropic_key``, ``stripe_key``, ``github_token``,
+``gitlab_token``, ``aws_access_key_id``, ``aws_secret_key``, ``google_api_key``,
+``slack_token``, ``slack_webhook``, ``jwt``, ``bearer_token``, ``basic_auth``,
+``private_key``, ``connection_string`` (only the password part), ``password`` / ``secret``
+(a labelled value: password-like labels vs key/token labels), ``high_entropy``.
+Personal-data kinds (``PII_KINDS``): ``email``, ``phone``, ``cn_id``, ``credit_card``,
+``ip_address``.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, get_args
 
+from graphmem._guard_patterns import (
+    ENTROPY_MIN_BITS,
+    PATTERNS,
+    TRANSITIONS_MIN,
+    entropy_spans,
+    kind_of,
+    labelled_check,
+    span_of,
+)
 from graphmem.errors import InvalidInputError
+from graphmem.settings import PiiKind, PiiMode, Settings
 
-__all__ = ["Finding", "GuardResult", "apply_guard", "redact", "scan"]
+__all__ = ["DEFAULT_PII_MODES", "ENTROPY_MIN_BITS", "PII_KINDS", "TRANSITIONS_MIN",
+           "FieldGuard", "Finding", "GuardPolicy", "GuardResult", "apply_guard", "redact",
+           "scan"]
 
 GuardMode = Literal["redact", "reject"]
+
+PII_KINDS: tuple[str, ...] = get_args(PiiKind)
+"""Personal-data kinds; each has its own mode (the rest are secrets: ``secret_mode``)."""
+
+DEFAULT_PII_MODES: Mapping[str, str] = MappingProxyType({
+    "email": "redact", "phone": "redact", "cn_id": "redact", "credit_card": "redact",
+    # private ranges and four-part version numbers make IPs common in engineering notes
+    "ip_address": "allow",
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,336 +101,91 @@ class GuardResult:
         return sorted({f.kind for f in self.findings})
 
 
-# --------------------------------------------------------------------------- patterns
+# --------------------------------------------------------------------------- folding
 
-
-@dataclass(frozen=True, slots=True)
-class _Pattern:
-    kind: str
-    regex: re.Pattern[str]
-    # Only this group is redacted (a password, not its label); None = the whole match.
-    group: str | None = None
-    check: Callable[[str], bool] | None = None
-    pii: bool = False  # only scanned when the caller asks for personal data
-
-
-def _p(
-    kind: str,
-    pattern: str,
-    flags: int = 0,
-    group: str | None = None,
-    check: Callable[[str], bool] | None = None,
-    pii: bool = False,
-) -> _Pattern:
-    return _Pattern(kind, re.compile(pattern, flags), group, check, pii)
-
-
-# A token must not be glued to more token characters on either side; this keeps
-# ``task-sk-...`` style identifiers and substrings of longer words out.
-_L = r"(?<![A-Za-z0-9_\-])"
-_R = r"(?![A-Za-z0-9_\-])"
-
-_PLACEHOLDERS = re.compile(
-    r"""^(?:\[REDACTED(?::[a-z_]+)?\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]*>|
-    \*+|x+|X+|\.\.\.|…|null|none|None|nil|true|false|changeme|redacted|secret|password|
-    your[_-]?\w*|os\.environ.*|env\(.*|process\.env.*|getenv.*)$""",
-    re.VERBOSE,
+# Characters that render as nothing (or only steer direction) and so can hide inside a
+# secret without changing how it looks.
+_INVISIBLE_RANGES = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xE0000, 0xE007F),
 )
+_INVISIBLE_SET = frozenset(chr(c) for a, b in _INVISIBLE_RANGES for c in range(a, b + 1))
+_INVISIBLE = re.compile("[" + "".join(
+    re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+    for a, b in _INVISIBLE_RANGES) + "]")
+# Full-width ASCII (ｓｋ－, １３８, ＠, ：) and the ideographic space, one char for one char.
+_WIDE = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_WIDE_RE = re.compile("[\uff01-\uff5e\u3000]")
 
 
-def _not_placeholder(value: str) -> bool:
-    """Env references, template slots and masks are not secrets; real-looking values are."""
-    value = value.strip()
-    return len(value) >= 3 and not _PLACEHOLDERS.match(value)
-
-
-def _has_digit(value: str) -> bool:
-    return any(c.isdigit() for c in value)
-
-
-def _wordlike_guarded(value: str) -> bool:
-    """After a loose label (``token: ...``) in prose, accept only values that look coded.
-
-    ``The secret: practice daily`` must not lose its word; ``token: a1b2c3`` must.
-    """
-    mixed_case = value != value.lower() and value != value.title()
-    return _not_placeholder(value) and (_has_digit(value) or not value.isalpha() or mixed_case)
-
-
-def _password_value(value: str) -> bool:
-    """After ``password is`` we need something password-like, not ``correct`` or ``wrong``."""
-    return _not_placeholder(value) and (_has_digit(value) or not value.isalpha())
-
-
-_PASSWORD_LABEL = r"(?:pass(?:word|wd|phrase|code)|pwd)"
-# The label is the keyword, standing alone or ending a compound name: ``db_password`` and
-# ``github.token`` are secrets, while ``token_count`` (a number) and ``api_key_id`` (a name)
-# do not end in a keyword and never match. Checking the compound's start with a lookbehind
-# instead of matching its prefix keeps the scan linear on long ``a_b_c_...`` runs.
-_LABEL = (
-    r"(?:(?<![A-Za-z0-9_\-.])|(?<=[A-Za-z0-9][_\-.]))"
-    r"(?:" + _PASSWORD_LABEL + r"|secret|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key|"
-    r"client[_\-]?secret|(?:(?:access|auth|refresh|bearer|api|session)[_\-]?)?token|credentials?)"
-)
-# Quoted values may contain spaces; unquoted ones stop at whitespace and separators, and at
-# the ``&name=`` of the next URL query parameter.
-_VALUE = (
-    r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'"""
-    r"""|(?P<bare>(?:[^\s"',;`<>&]|&(?![A-Za-z_]\w*=)){1,200}))"""
-)
-# Unquoted values that are code, not data: calls, indexing, attribute access, constants,
-# snake_case variables, type annotations (``password: str``).
-_CODE_VALUE = re.compile(
-    r".*[()\[\]{}].*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z][A-Z0-9_]*|[a-z]+(?:_[a-z]+)+\d*|"
-    r"(?:str|string|bytes|int|bool|any|Any|SecretStr|Optional|text|char|varchar)"
-)
-
-_PATTERNS: tuple[_Pattern, ...] = (
-    _p(
-        "private_key",
-        r"-----BEGIN [A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END [A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?-----"
-        # a truncated paste without its END line: take the base64 body that follows
-        r"|(?:\s*[A-Za-z0-9+/=:\-]{8,})*)",
-    ),
-    _p("anthropic_key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _R),
-    _p(
-        "openai_key",
-        _L + r"sk-(?!ant-)(?:(?:proj|svcacct|admin|None)-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}"
-        + _R,
-    ),
-    _p("stripe_key", _L + r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}" + _R),
-    _p("github_token", _L + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})" + _R),
-    _p("gitlab_token", _L + r"glpat-[A-Za-z0-9_\-]{20,}" + _R),
-    _p("aws_access_key_id", r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"),
-    _p(
-        "aws_secret_key",
-        r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?[_\-. ]?key(?:[_\-. ]?id)?)"
-        r"[\"']?\s*(?:[:=]|=>|:=)\s*[\"']?(?P<s>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
-        group="s",
-    ),
-    _p("google_api_key", _L + r"AIza[0-9A-Za-z_\-]{35}" + _R),
-    _p("slack_token", _L + r"xox[abeoprs]-[A-Za-z0-9\-]{10,}" + _R),
-    _p(
-        "slack_webhook",
-        r"https://hooks\.slack\.com/services/(?P<s>[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]+)",
-        group="s",
-    ),
-    _p("jwt", _L + r"eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{8,}" + _R),
-    _p(
-        "bearer_token",
-        r"(?i:\bbearer)\s+(?P<s>[A-Za-z0-9\-._~+/]{16,}=*)",
-        group="s",
-        check=_has_digit,
-    ),
-    _p(
-        "basic_auth",
-        r"(?i:\bauthorization)\s*[:=]\s*(?i:basic)\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})",
-        group="s",
-    ),
-    _p(
-        "connection_string",
-        # scheme://user:password@host -- only the password is redacted so the host stays useful
-        r"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@'\"]{0,256}:(?P<s>[^\s@/'\"]{1,256})@[A-Za-z0-9.\-\[\]_]+",
-        group="s",
-        check=_not_placeholder,
-    ),
-    _p(
-        "password",
-        r"(?P<label>" + _LABEL + r")[\"']?\s*(?P<sep>=>|:=|==?|:|：)\s*" + _VALUE,
-        re.IGNORECASE,
-        group="value",
-    ),
-    _p(
-        "password",
-        r"(?i:\b(?:my\s+|the\s+)?(?:password|passcode|passphrase|pin)\s+(?:is|was)\s+)" + _VALUE,
-        group="value",
-        check=_password_value,
-    ),
-    _p(
-        "password",
-        # Chinese: 密码是xxx / 密码：xxx. Passwords are ASCII in practice, so stopping at the
-        # first non-ASCII char keeps 密码是多少 / 密码是什么 from matching.
-        r"(?P<cnlabel>密码|口令|密钥|秘钥|令牌|私钥)\s*(?:是|为|:|：|=)\s*[\"'“‘]?(?P<s>[\x21-\x7e]{3,200})",
-        group="s",
-        check=_not_placeholder,
-    ),
-    _p(
-        "credit_card",
-        r"(?<![\d\-])(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d\d)|35\d\d|62\d\d)"
-        r"(?:[ \-]?\d{2,4}){2,5}(?![\d\-])",
-        check=lambda s: _luhn(re.sub(r"\D", "", s)),
-    ),
-    _p(
-        "email",
-        r"(?<![\w.+\-:/%])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b",
-        pii=True,
-    ),
-    _p(
-        "phone",
-        r"(?<![\w+])(?:"
-        r"\+\d{1,3}[ \-.]?(?:\(\d{1,4}\)[ \-.]?)?\d{1,4}(?:[ \-.]?\d{2,4}){1,4}"  # international
-        r"|\(\d{3}\)\s?\d{3}[\-.\s]\d{4}"  # (415) 555-0100
-        r"|\d{3}[\-.]\d{3}[\-.]\d{4}"  # 415-555-0100
-        r"|1[3-9]\d{9}"  # mainland China mobile
-        r")(?![\w])",
-        pii=True,
-        check=lambda s: 7 <= len(re.sub(r"\D", "", s)) <= 15,
-    ),
-)
-
-
-def _luhn(digits: str) -> bool:
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-# --------------------------------------------------------------------------- entropy fallback
-
-_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_\-=])[A-Za-z0-9+/_\-]{32,}={0,2}(?![A-Za-z0-9+/_\-=])")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_CHUNK = re.compile(r"\S+")
-
-ENTROPY_MIN_BITS = 4.0
-"""Minimum Shannon entropy (bits/char) of an unlabelled token for the fallback to fire."""
-TRANSITIONS_MIN = 0.3
-"""Minimum share of adjacent alphanumeric pairs that switch class (see ``_looks_random``)."""
-
-
-def _entropy(s: str) -> float:
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
-
-
-def _char_class(c: str) -> int:
-    return 0 if c.islower() else 1 if c.isupper() else 2
-
-
-def _looks_random(token: str) -> bool:
-    """Is this unlabelled token a key rather than an identifier, path or hash?
-
-    Identifiers (``getUserAccountSettingsForOrganization2``, ``neo4j_backend/query``) have
-    high per-char entropy too, but they switch between lower/upper/digit about once per
-    word, while random base62/base64 switches on nearly every other character. So a token
-    fires only with a digit and a letter, entropy >= ``ENTROPY_MIN_BITS`` and, ignoring
-    separators and the capital that starts a word, class switches on >= ``TRANSITIONS_MIN``
-    of its character pairs. On random 40-char base62 this catches ~97%; single-case base36
-    ~88%; none of a sample of long camelCase/snake/kebab identifiers and paths.
-    """
-    body = token.rstrip("=")
-    if _HEX.fullmatch(body) or _UUID.search(body):
-        return False
-    alnum = re.sub(r"[^A-Za-z0-9]", "", body)
-    if not (_has_digit(alnum) and any(c.isalpha() for c in alnum)) or len(alnum) < 24:
-        return False
-    switches = 0
-    for a, b in zip(alnum, alnum[1:], strict=False):
-        ca, cb = _char_class(a), _char_class(b)
-        if ca != cb and not (ca == 1 and cb == 0):  # "Word": capital then lower is one word
-            switches += 1
-    return _entropy(body) >= ENTROPY_MIN_BITS and switches / (len(alnum) - 1) >= TRANSITIONS_MIN
-
-
-def _entropy_findings(text: str) -> list[Finding]:
-    # Tokens inside URLs are ids (docs, videos, commits); credentials in URLs are caught
-    # by the connection-string and labelled (``?api_key=``) patterns instead.
-    url_spans = [m.span() for m in _CHUNK.finditer(text) if "://" in m.group()]
-    out = []
-    for m in _TOKEN.finditer(text):
-        if any(a <= m.start() < b for a, b in url_spans):
+def _fold(text: str) -> tuple[str, list[int] | None]:
+    """The text patterns see, and where each of its characters came from (None: same)."""
+    if _INVISIBLE.search(text) is None:
+        return (text.translate(_WIDE) if _WIDE_RE.search(text) else text), None
+    chars: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in _INVISIBLE_SET:
             continue
-        if _looks_random(m.group()):
-            out.append(Finding("high_entropy", m.start(), m.end()))
-    return out
+        chars.append(chr(_WIDE.get(ord(ch), ord(ch))))
+        where.append(i)
+    where.append(len(text))
+    return "".join(chars), where
 
 
-# --------------------------------------------------------------------------- public API
+# --------------------------------------------------------------------------- scanning
 
 
-def _span(m: re.Match[str], pat: _Pattern) -> tuple[int, int, str] | None:
-    if pat.group == "value":
-        for g in ("dq", "sq", "bare"):
-            if m.group(g) is not None:
-                start, end, value = m.start(g), m.end(g), m.group(g)
-                break
-        else:  # pragma: no cover - the regex always fills one of them
-            return None
-        if m.group(g) is not None and g == "bare":
-            # prose punctuation after an unquoted value is not part of it
-            stripped = value.rstrip(".,;:!?)]}")
-            end -= len(value) - len(stripped)
-            value = stripped
-        return start, end, value
-    g = pat.group or 0
-    value = m.group(g)
-    start, end = m.span(g)
-    if pat.group:  # trailing prose punctuation is never part of a labelled secret
-        stripped = value.rstrip(".,;:!?)]}。，；：！？")
-        end -= len(value) - len(stripped)
-        value = stripped
-    return start, end, value
+def _pii_kinds(pii: bool | Collection[str]) -> frozenset[str]:
+    if pii is True:
+        return frozenset(PII_KINDS)
+    if pii is False:
+        return frozenset({"credit_card"})
+    unknown = set(pii) - set(PII_KINDS)
+    if unknown:
+        raise ValueError(f"unknown personal-data kinds: {', '.join(sorted(unknown))}")
+    return frozenset(pii)
 
 
-def _labelled_check(m: re.Match[str], value: str) -> bool:
-    """The generic ``label = value`` rule: quoted values count, bare ones must look coded."""
-    if not _not_placeholder(value):
-        return False
-    if m.group("bare") is None:
-        return True
-    if _CODE_VALUE.fullmatch(value):
-        return False
-    is_password = re.fullmatch(_PASSWORD_LABEL, m.group("label"), re.IGNORECASE)
-    if is_password and m.group("sep") not in (":", "："):
-        return True  # ``password=hunter`` in a config line: any value is the password
-    if not is_password and value.isdigit():
-        return False  # keys and tokens are never short pure numbers; limits and counts are
-    return _wordlike_guarded(value)
+def scan(text: str, *, pii: bool | Collection[str] = False,
+         entropy: bool = True) -> list[Finding]:
+    """Find secrets and personal data in ``text``.
 
-
-def _kind_of(pat: _Pattern, m: re.Match[str]) -> str:
-    """Labelled values are a ``password`` or, for keys and tokens, a ``secret``."""
-    if "label" in pat.regex.groupindex:
-        is_password = re.fullmatch(_PASSWORD_LABEL, m.group("label"), re.IGNORECASE)
-        return "password" if is_password else "secret"
-    if "cnlabel" in pat.regex.groupindex:
-        return "password" if m.group("cnlabel") in ("密码", "口令") else "secret"
-    return pat.kind
-
-
-def scan(text: str, *, pii: bool = False, entropy: bool = True) -> list[Finding]:
-    """Find secrets (and, with ``pii=True``, e-mails and phone numbers) in ``text``.
-
-    Overlapping findings are merged into one, labelled with the kind of the most specific
-    pattern involved. Returns findings sorted by position; none carries the secret itself.
+    ``pii`` selects the personal-data kinds: ``False`` only card numbers (never wanted in a
+    memory), ``True`` all of ``PII_KINDS``, or a collection of those kinds. Overlapping
+    findings are merged into one, labelled with the kind of the most specific pattern
+    involved. Returns findings sorted by position, indexing ``text`` as given; none carries
+    the secret itself.
     """
+    wanted = _pii_kinds(pii)
+    folded, where = _fold(text)
     raw: list[tuple[int, Finding]] = []  # (priority, finding); lower priority wins a merge
-    for prio, pat in enumerate(_PATTERNS):
-        if pat.pii and not pii:
+    for prio, pat in enumerate(PATTERNS):
+        if (pat.kind in PII_KINDS and pat.kind not in wanted) \
+                or (pat.needs is not None and pat.needs not in folded):
             continue
-        for m in pat.regex.finditer(text):
-            span = _span(m, pat)
+        for m in pat.regex.finditer(folded):
+            span = span_of(m, pat)
             if span is None:
                 continue
             start, end, value = span
             if end <= start:
                 continue
             if "label" in pat.regex.groupindex:
-                if not _labelled_check(m, value):
+                if not labelled_check(m, value):
                     continue
             elif pat.check is not None and not pat.check(value):
                 continue
-            raw.append((prio, Finding(_kind_of(pat, m), start, end)))
+            raw.append((prio, Finding(kind_of(pat, m), start, end)))
     if entropy:
-        raw.extend((len(_PATTERNS), f) for f in _entropy_findings(text))
-    return _merge(raw)
+        raw.extend((len(PATTERNS), Finding("high_entropy", a, b))
+                   for a, b in entropy_spans(folded))
+    merged = _merge(raw)
+    if where is None:
+        return merged
+    return [Finding(f.kind, where[f.start], where[f.end - 1] + 1) for f in merged]
 
 
 def _merge(raw: list[tuple[int, Finding]]) -> list[Finding]:
@@ -415,9 +200,7 @@ def _merge(raw: list[tuple[int, Finding]]) -> list[Finding]:
     return [f for _, f in merged]
 
 
-def redact(text: str, *, pii: bool = False, entropy: bool = True) -> GuardResult:
-    """Replace every finding with ``[REDACTED:<kind>]``; the findings index the original text."""
-    findings = scan(text, pii=pii, entropy=entropy)
+def _replace(text: str, findings: list[Finding]) -> GuardResult:
     parts: list[str] = []
     pos = 0
     for f in findings:
@@ -428,15 +211,22 @@ def redact(text: str, *, pii: bool = False, entropy: bool = True) -> GuardResult
     return GuardResult("".join(parts), tuple(findings))
 
 
+def redact(text: str, *, pii: bool | Collection[str] = False,
+           entropy: bool = True) -> GuardResult:
+    """Replace every finding with ``[REDACTED:<kind>]``; the findings index the original text."""
+    return _replace(text, scan(text, pii=pii, entropy=entropy))
+
+
 def apply_guard(
     text: str,
     mode: GuardMode = "redact",
     *,
     field: str = "content",
-    pii: bool = False,
+    pii: bool | Collection[str] = False,
     entropy: bool = True,
 ) -> GuardResult:
-    """Guard one input text before it is stored.
+    """Guard one input text with one mode for every kind (see ``GuardPolicy`` for per-kind
+    modes).
 
     ``redact``: return the text with secrets replaced. ``reject``: raise
     ``InvalidInputError(field, ...)`` naming the kinds found (never the values) if there
@@ -453,3 +243,72 @@ def apply_guard(
     if mode == "reject":
         return GuardResult(text, ())
     return result
+
+
+# --------------------------------------------------------------------------- policy
+
+
+@dataclass(frozen=True, slots=True)
+class GuardPolicy:
+    """What a write does with each kind of finding.
+
+    Secrets follow ``secret_mode`` (``redact`` or ``reject``); each personal-data kind its
+    own mode in ``pii_modes`` (``redact``, ``reject`` or ``allow``), defaulting to
+    ``DEFAULT_PII_MODES`` for kinds not named.
+    """
+
+    secret_mode: GuardMode = "redact"
+    pii_modes: Mapping[str, str] = field(default_factory=dict)
+    entropy: bool = True
+
+    def __post_init__(self) -> None:
+        if self.secret_mode not in ("redact", "reject"):
+            raise ValueError(f"unknown secret mode {self.secret_mode!r}")
+        modes = {**DEFAULT_PII_MODES, **self.pii_modes}
+        unknown = set(modes) - set(PII_KINDS)
+        if unknown:
+            raise ValueError(f"unknown personal-data kinds: {', '.join(sorted(unknown))}")
+        bad = {k: m for k, m in modes.items() if m not in get_args(PiiMode)}
+        if bad:
+            raise ValueError(f"unknown modes: {bad}")
+        object.__setattr__(self, "pii_modes", MappingProxyType(modes))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GuardPolicy:
+        """The policy of ``GRAPHMEM_SECRET_MODE`` and ``GRAPHMEM_PII_MODES``."""
+        return cls(settings.secret_mode, {str(k): str(m) for k, m in settings.pii_modes.items()})
+
+    def mode_of(self, kind: str) -> str:
+        """``redact``, ``reject`` or ``allow`` for a finding of ``kind``."""
+        return self.pii_modes[kind] if kind in PII_KINDS else self.secret_mode
+
+    def guard(self, text: str, field: str = "content") -> GuardResult:
+        """``text`` with its findings redacted; ``InvalidInputError(field)`` naming the kinds
+        (never the values) when one of them is to be rejected."""
+        scanned = [k for k in PII_KINDS if self.pii_modes[k] != "allow"]
+        findings = scan(text, pii=scanned, entropy=self.entropy)
+        if not findings:
+            return GuardResult(text)
+        rejected = sorted({f.kind for f in findings if self.mode_of(f.kind) == "reject"})
+        if rejected:
+            raise InvalidInputError(
+                field, f"contains sensitive data ({', '.join(rejected)}); remove it or use "
+                       f"redaction")
+        return _replace(text, findings)
+
+
+class FieldGuard:
+    """Guards the text fields of one write and collects the kinds it redacted."""
+
+    def __init__(self, policy: GuardPolicy, prefix: str = "") -> None:
+        self.policy = policy
+        self.prefix = prefix
+        self.kinds: list[str] = []
+
+    def __call__(self, value: str | None, field: str) -> str | None:
+        """``value`` guarded (None stays None); a rejection names ``prefix + field``."""
+        if value is None:
+            return None
+        result = self.policy.guard(value, self.prefix + field)
+        self.kinds.extend(f.kind for f in result.findings)
+        return result.text

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from graphmem.errors import InvalidInputError
 from graphmem.extract import Message
-from graphmem.guard import apply_guard
+from graphmem.guard import FieldGuard, GuardPolicy
 from graphmem.inputs import (
     EpisodeIn,
     MessageIn,
@@ -79,20 +79,27 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     speaker = _chars(data.speaker, "speaker")
     if (data.content is None) == (not data.messages):
         raise InvalidInputError("content", "give either content or messages (exactly one)")
-    redacted: list[str] = []
+    # Every stored text is guarded; the ids before they are hashed into the episode id, so
+    # a resend is still the same episode.
+    guard = FieldGuard(GuardPolicy.from_settings(s))
+    session_id = guard(session_id, "sessionId") or "default"
+    source = guard(source, "source")
+    source_ref = guard(source_ref, "sourceRef")
+    role = guard(role, "role")
+    redacted = guard.kinds
     messages: list[Message] = []
     if data.messages:
         if len(data.messages) > MAX_MESSAGES:
             raise InvalidInputError("messages", f"at most {MAX_MESSAGES} messages per episode")
         for i, m in enumerate(data.messages):
-            messages.append(_message(m, i, s, occurred_at, redacted))
+            messages.append(_message(m, i, s, occurred_at, guard))
         kind = kind or ("message" if len(messages) == 1 else "conversation")
     else:
-        text = check_text(data.content, "content", s.max_content_chars) or ""
-        guarded = apply_guard(text, s.secret_mode, field="content")
-        redacted.extend(f.kind for f in guarded.findings)
-        speaker = check_text(speaker, "speaker", s.max_name_chars, required=False)
-        messages.append(Message(guarded.text, normalize_role(role), speaker, occurred_at))
+        text = guard(check_text(data.content, "content", s.max_content_chars) or "",
+                     "content") or ""
+        speaker = guard(check_text(speaker, "speaker", s.max_name_chars, required=False),
+                        "speaker")
+        messages.append(Message(text, normalize_role(role), speaker, occurred_at))
         kind = kind or "message"
     if kind not in KINDS:
         raise InvalidInputError("kind", f"must be one of {', '.join(KINDS)}")
@@ -119,11 +126,11 @@ def _chars(value: str | None, field_name: str) -> str | None:
 
 
 def _message(m: MessageIn, i: int, s: Settings, occurred_at: datetime,
-             redacted: list[str]) -> Message:
+             guard: FieldGuard) -> Message:
     field_name = f"messages[{i}]"
     text = check_text(m.content, f"{field_name}.content", s.max_content_chars) or ""
-    name = check_text(m.name, f"{field_name}.name", s.max_name_chars, required=False)
-    role = _chars(m.role, f"{field_name}.role")
-    guarded = apply_guard(text, s.secret_mode, field=f"{field_name}.content")
-    redacted.extend(f.kind for f in guarded.findings)
-    return Message(guarded.text, normalize_role(role), name, occurred_at)
+    name = guard(check_text(m.name, f"{field_name}.name", s.max_name_chars, required=False),
+                 f"{field_name}.name")
+    role = guard(_chars(m.role, f"{field_name}.role"), f"{field_name}.role")
+    content = guard(text, f"{field_name}.content") or ""
+    return Message(content, normalize_role(role), name, occurred_at)

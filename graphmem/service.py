@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
+from graphmem._guard_fields import guard_relations
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
@@ -157,6 +158,7 @@ class MemoryService:
                     and data.valid_until <= now:
                 raise InvalidInputError("validUntil", "must be after validFrom (which "
                                                       "defaults to now)")
+        guard_relations(batch, s)  # before any id, key or embedding is derived from them
         users = {d.user_id for d in batch}
         if len(users) > 1:
             raise InvalidInputError("inputs", "a batch belongs to one userId")

@@ -11,6 +11,11 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: personal-data kinds the guard detects (see ``graphmem.guard``)
+PiiKind = Literal["email", "phone", "cn_id", "credit_card", "ip_address"]
+#: what a write does with a personal-data finding
+PiiMode = Literal["redact", "reject", "allow"]
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", env_file=".env",
@@ -51,6 +56,9 @@ class Settings(BaseSettings):
     exclusive_predicates: list[str] = Field(
         default_factory=lambda: ["name_is", "lives_in", "works_at", "has_role", "prefers"])
     secret_mode: Literal["redact", "reject"] = "redact"
+    #: per personal-data kind, e.g. {"email": "allow", "cn_id": "reject"}; kinds not named
+    #: keep the guard's default (redact; ip_address: allow)
+    pii_modes: dict[PiiKind, PiiMode] = Field(default_factory=dict)
 
     # --- recall
     #: extra graph weight for relations two hops from a named entity, by the share of the

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem import __version__
+from graphmem._guard_fields import guard_record, may_reject
 from graphmem.errors import InvalidInputError
+from graphmem.guard import GuardPolicy
 from graphmem.inputs import check_id
 from graphmem.model import SCHEMA_VERSION, to_ms, utcnow
 from graphmem.service import MemoryService
@@ -106,6 +108,10 @@ def import_file(service: MemoryService, path: Path,
     completes the import.
     """
     user_id = validate_export(path)
+    policy = GuardPolicy.from_settings(service.settings)
+    if may_reject(policy):  # the guard may refuse the file: before anything is written
+        for record in _records(path):
+            guard_record(record, policy)
     summary = TransferSummary(user_id)
     embedder = service.embedder
     at = to_ms(service.clock()) or 0
@@ -128,6 +134,7 @@ def import_file(service: MemoryService, path: Path,
     for record in _records(path):
         if record["type"] != "node":
             continue
+        record = guard_record(record, policy)
         label = record["label"]
         if label not in _PLAN_LIST:
             summary.skipped[label] = summary.skipped.get(label, 0) + 1
@@ -143,6 +150,7 @@ def import_file(service: MemoryService, path: Path,
     for record in _records(path):
         if record["type"] != "edge":
             continue
+        record = guard_record(record, policy)
         plan.link(record["edge"], record["src"], record["dst"], record.get("props") or {})
         summary.edges[record["edge"]] = summary.edges.get(record["edge"], 0) + 1
         pending += 1
