@@ -61,8 +61,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from graphmem.api.app import create_app
+    from graphmem.api.security import KeyRing, is_loopback
 
     settings = settings_from(args)
+    if args.insecure_no_auth:
+        settings = settings.model_copy(update={"insecure_no_auth": True})
+    if not is_loopback(settings.host) \
+            and not KeyRing(settings.api_keys, settings.api_keys_file).load().enabled:
+        exposed = (f"listening on {settings.host} with no API key: anyone who can reach port "
+                   f"{settings.port} reads and writes every user's memory")
+        if not settings.insecure_no_auth:
+            print(f"graphmem serve: refusing to start, {exposed}. Set GRAPHMEM_API_KEYS or "
+                  f"GRAPHMEM_API_KEYS_FILE, or listen on 127.0.0.1 (--host), or pass "
+                  f"--insecure-no-auth (GRAPHMEM_INSECURE_NO_AUTH=true) to serve it open "
+                  f"anyway.", file=sys.stderr, flush=True)
+            return 2
+        print(f"graphmem serve: WARNING: {exposed} (--insecure-no-auth).", file=sys.stderr,
+              flush=True)
     app = create_app(settings, settle=True)
     where = (f"data dir {Path(settings.data_dir).resolve()}" if settings.store == "embedded"
              else settings.neo4j_uri)
@@ -313,7 +328,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="port (GRAPHMEM_PORT, default 8420)")
     p.add_argument("--log-level", default="info",
                    choices=["critical", "error", "warning", "info", "debug"])
-    p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument("--access-log", action="store_true",
+                   help="log every request (method and path, never the query string)")
+    p.add_argument("--insecure-no-auth", action="store_true",
+                   help="allow a non-loopback --host with no API key configured "
+                        "(GRAPHMEM_INSECURE_NO_AUTH); refused otherwise")
     _store_options(p)
     p.set_defaults(func=cmd_serve)
 

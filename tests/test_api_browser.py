@@ -68,7 +68,7 @@ def test_graphiql_runs_a_query(live_url: str) -> None:
     query = ('query Eps($userId: ID!) {\n  episodes(userId: $userId) {\n'
              '    total\n    items { content sourceRef }\n  }\n}')
     variables = f'{{"userId": "{user}"}}'
-    page_url = f"{live_url}/graphql?q={quote(query)}&variables={quote(variables)}"
+    page_url = f"{live_url}/graphql#q={quote(query)}&variables={quote(variables)}"
     assert httpx.get(page_url, headers={"accept": "text/html"}).status_code == 200
 
     requests: list[str] = []

@@ -17,17 +17,30 @@ from importlib import resources
 from typing import Any
 
 import anyio.to_thread
+from cross_web import HTTPException, StarletteRequestAdapter
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 
 import graphmem
+from graphmem.api._request import BadRequest, error_response, from_body, from_query_string
 from graphmem.api.context import Context
+from graphmem.api.errors import INTERNAL
 from graphmem.api.schema import build_schema, sdl
-from graphmem.api.security import OPEN, ApiKeyMiddleware, BodyLimitMiddleware, KeyRing, Principal
+from graphmem.api.security import (
+    DENY,
+    ApiKeyMiddleware,
+    BodyLimitMiddleware,
+    BodyTooLarge,
+    KeyRing,
+    Principal,
+    is_ide_page,
+)
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
 
@@ -57,20 +70,99 @@ class _State:
         return self.service
 
 
+_HTTP_CODES = {400: "BAD_REQUEST", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED",
+               413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE"}
+
+
+class _RequestAdapter(StarletteRequestAdapter):
+    """Strawberry's request adapter, with the ASGI scope at hand (raw query string)."""
+
+    def __init__(self, request: Request) -> None:
+        super().__init__(request)
+        self.scope = request.scope
+
+
 class GraphMemGraphQL(GraphQL):
-    """Strawberry's ASGI view with graphmem's per-request context and a CDN-free GraphiQL."""
+    """Strawberry's ASGI view with graphmem's per-request context, a CDN-free GraphiQL, a
+    strict request reader (``_request``) and every failure answered as a coded JSON error.
+    No WebSocket transport: there are no subscriptions."""
+
+    request_adapter_class = _RequestAdapter
 
     def __init__(self, state: _State, **kwargs: Any) -> None:
-        super().__init__(build_schema(state.settings), **kwargs)
+        super().__init__(build_schema(state.settings), subscription_protocols=(), **kwargs)
         self._state = state
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except BadRequest as e:
+            response = error_response(e.status, e.message, e.code)
+        except HTTPException as e:
+            response = error_response(e.status_code, e.reason,
+                                      _HTTP_CODES.get(e.status_code, "BAD_REQUEST"))
+        except BodyTooLarge:
+            raise  # BodyLimitMiddleware answers it
+        except Exception:  # a fault of ours: logged whole, answered without details
+            log.exception("unexpected error handling %s %s", scope.get("method"),
+                          scope.get("path"))
+            response = error_response(500, INTERNAL, "INTERNAL_SERVER_ERROR")
+        await response(scope, receive, send)
+
     async def get_context(self, request: Any, response: Any) -> Context:  # type: ignore[override]
-        principal: Principal = getattr(request.state, "principal", None) or OPEN
+        # The key middleware set the principal; a request it let through without one (the
+        # GraphiQL page) may touch no user.
+        principal: Principal = getattr(request.state, "principal", None) or DENY
         return Context.build(self._state.require_service(), self._state.settings,
                              principal=principal, request=request, response=response)
 
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        # The same test the key middleware applies: only a bare browser GET gets the page.
+        return is_ide_page(request.scope)
+
+    async def parse_http_body(self, request: Any) -> GraphQLRequestData:  # type: ignore[override]
+        scope = request.scope
+        if request.method == "GET":
+            return from_query_string(scope.get("query_string", b""))
+        return from_body(request.content_type, await request.get_body(),
+                         scope.get("query_string", b""))
+
+    async def process_result(self, request: Any, result: Any) -> GraphQLHTTPResponse:
+        out = await super().process_result(request, result)
+        errors: list[dict[str, Any]] = out.get("errors") or []  # type: ignore[assignment]
+        for err in errors:
+            # ClientErrors codes every error it sees; one that escaped it (raised around
+            # strawberry's own steps) is masked here rather than shown as Python text.
+            if not (err.get("extensions") or {}).get("code"):
+                log.error("uncoded GraphQL error masked: %s", err.get("message"))
+                err["message"] = INTERNAL
+                err["extensions"] = {"code": "INTERNAL_SERVER_ERROR"}
+        return out
+
     async def render_graphql_ide(self, request: Request) -> Response:
         return HTMLResponse(_ide_html())
+
+
+class _NoQueryStrings(logging.Filter):
+    """uvicorn's access log line without the query string: a GET's query and variables
+    may hold secrets or personal data."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
+def hide_query_strings_in_access_log() -> None:
+    """Install ``_NoQueryStrings`` on uvicorn's access logger (once)."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, _NoQueryStrings) for f in access.filters):
+        access.addFilter(_NoQueryStrings())
 
 
 @functools.cache
@@ -79,7 +171,6 @@ def _ide_html() -> str:
     return text.replace("{{ASSETS}}", ASSETS_PATH)
 
 
-@functools.cache
 @functools.cache
 def _sdl() -> str:
     return sdl()
@@ -116,8 +207,11 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
     state = _State(settings, service)
     manage = service is None if manage_service is None else manage_service
 
+    hide_query_strings_in_access_log()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hide_query_strings_in_access_log()  # again: a server may have reset logging since
         await anyio.to_thread.run_sync(state.keyring.load)
         if state.service is None:
             from graphmem.bootstrap import build_service
@@ -169,7 +263,9 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
         ],
         middleware=[
             Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),
-            Middleware(ApiKeyMiddleware, keyring=state.keyring, protected=(GRAPHQL_PATH,)),
+            Middleware(ApiKeyMiddleware, keyring=state.keyring,
+                       public=("/health", "/schema.graphql"),
+                       public_prefixes=(ASSETS_PATH + "/",), ide_path=GRAPHQL_PATH),
         ],
         lifespan=lifespan,
     )

@@ -63,6 +63,8 @@ def client_error(error: GraphQLError, document: DocumentNode | None) -> GraphQLE
         log.error("unexpected error in %s", where,
                   exc_info=(type(original), original, original.__traceback__))
         message, ext = INTERNAL, {"code": "INTERNAL_SERVER_ERROR"}
+    elif error.path is None and ext.get("code"):
+        pass  # coded where it was raised (request limits)
     elif error.path is None:
         ext.update(_request_error(error, document))
         field = ext.get("field")

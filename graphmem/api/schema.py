@@ -11,9 +11,9 @@ from typing import Any
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
 from strawberry.schema.config import StrawberryConfig
 
+from graphmem.api._limits import Budget, RequestLimits
 from graphmem.api.context import Info
 from graphmem.api.errors import ClientErrors
 from graphmem.api.inputs import EpisodeInput, RecallInput, RelationInput
@@ -173,17 +173,16 @@ class GraphMemSchema(strawberry.Schema):
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     """The schema with the request limits of ``settings`` (defaults when None)."""
     s = settings or Settings()
+    budget = Budget(max_depth=s.max_query_depth, max_aliases=s.max_aliases,
+                    max_cost=s.max_query_cost, max_tokens=s.max_query_tokens)
     return GraphMemSchema(
         query=Query, mutation=Mutation, types=[Abstraction],
         config=StrawberryConfig(scalar_map={datetime: DATETIME}),
         # Factories, not instances: each operation gets its own extension objects (an
         # instance would be shared, and its execution context overwritten, across requests).
-        extensions=[
-            lambda: QueryDepthLimiter(max_depth=s.max_query_depth),
-            lambda: MaxAliasesLimiter(max_alias_count=s.max_aliases),
-            lambda: MaxTokensLimiter(max_token_count=s.max_query_tokens),
-            ClientErrors,
-        ])
+        # RequestLimits parses, measures (depth, aliases, cost) and validates off the event
+        # loop; ClientErrors maps every error to its client-safe form.
+        extensions=[lambda: RequestLimits(budget), ClientErrors])
 
 
 def sdl() -> str:

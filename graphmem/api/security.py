@@ -4,14 +4,16 @@ Keys come from ``settings.api_keys`` (key -> allowed userIds) and/or the JSON fi
 ``settings.api_keys_file`` (same shape). With no key configured the service is open (a
 local, single-user setup). With keys configured every GraphQL request must carry one, as
 ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``; a key reads and writes only the
-users it lists (``"*"`` in the list allows every user). The GraphiQL page itself and its
-assets are public: the queries it sends are not.
+users it lists (``"*"`` in the list allows every user). The GraphiQL page itself (a bare
+browser GET, see ``is_ide_page``), its assets, ``/health`` and the SDL are public; every
+other request needs a key.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import threading
 from collections.abc import Iterable
@@ -44,6 +46,9 @@ class Principal:
 
 
 OPEN = Principal("anonymous", None)
+#: the principal of a request that presented no key where none was needed (the GraphiQL
+#: page): it may touch no user, so a request that reached execution this way reads nothing
+DENY = Principal("unauthenticated", frozenset())
 
 
 def _digest(key: str) -> bytes:
@@ -108,6 +113,18 @@ class KeyRing:
         return found
 
 
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine (names other than
+    ``localhost`` count as reachable from outside)."""
+    host = host.strip().strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def presented_key(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
     for name, value in headers:
         lname = name.lower()
@@ -134,50 +151,89 @@ def _error(message: str, code: str) -> dict[str, Any]:
 
 
 class ApiKeyMiddleware:
-    """Puts the caller's ``Principal`` in ``scope["state"]["principal"]``; 401 when refused."""
+    """Puts the caller's ``Principal`` in ``scope["state"]["principal"]``; 401 when refused.
 
-    def __init__(self, app: ASGIApp, keyring: KeyRing, protected: tuple[str, ...]) -> None:
+    Deny by default: every HTTP request needs a key (when keys are configured) except the
+    ``public`` paths and the GraphiQL page itself (``is_ide_page``: a bare browser GET that
+    cannot carry an operation). The decision is made on the request's shape, never by looking
+    for an operation in it, so no encoding of the query string or body can get around it.
+    There is no WebSocket endpoint: a WebSocket handshake is refused before it is accepted.
+    """
+
+    def __init__(self, app: ASGIApp, keyring: KeyRing, public: tuple[str, ...],
+                 public_prefixes: tuple[str, ...], ide_path: str,
+                 drain_bytes: int = 1 << 20) -> None:
         self.app = app
         self.keyring = keyring
-        self.protected = protected
+        self.public = public
+        self.public_prefixes = public_prefixes
+        self.ide_path = ide_path
+        self.drain_bytes = drain_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
             return
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
         path = scope.get("path", "")
-        if path in self.protected and not _is_ide_page(scope):
+        principal: Principal | None = None
+        if not (path in self.public or path.startswith(self.public_prefixes)
+                or (path == self.ide_path and is_ide_page(scope))):
             principal = self.keyring.principal_for(presented_key(scope.get("headers", [])))
             if principal is None:
+                # Read what the client is still sending: closing on an unread body resets
+                # the connection before the client sees the answer.
+                await drain(receive, self.drain_bytes)
                 await _send_json(send, 401, _error("missing or invalid API key: send "
                                                    "'Authorization: Bearer <key>' or "
                                                    "'X-API-Key: <key>'", "UNAUTHENTICATED"),
                                  [(b"www-authenticate", b'Bearer realm="graphmem"')])
                 return
-        else:
-            principal = None
         scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)
 
 
-def _is_ide_page(scope: Scope) -> bool:
-    """A browser GET of the GraphiQL page (no query in it) needs no key."""
-    if scope.get("method") != "GET":
+def is_ide_page(scope: Scope) -> bool:
+    """A browser's bare GET of the GraphiQL page: no query string at all and an HTML Accept.
+
+    Only this shape is served without a key, and it is answered with the static page; any
+    query string (however encoded) or any other method needs a key."""
+    if scope.get("method") != "GET" or scope.get("query_string", b""):
         return False
-    qs = scope.get("query_string", b"")
-    return b"query=" not in qs
+    accept = b",".join(v for k, v in scope.get("headers", []) if k.lower() == b"accept")
+    return b"text/html" in accept.lower()
 
 
-class _TooLarge(Exception):
-    pass
+async def drain(receive: Receive, limit: int) -> bool:
+    """Read and drop the rest of a request body, at most ``limit`` bytes; True if all read."""
+    seen = 0
+    while seen <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return False
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return True
+    return False
+
+
+class BodyTooLarge(Exception):
+    """Raised from ``receive`` past the body limit; ``BodyLimitMiddleware`` answers 413."""
 
 
 class BodyLimitMiddleware:
-    """Answers 413 when a request body is larger than ``max_bytes`` (declared or streamed)."""
+    """Answers 413 when a request body is larger than ``max_bytes`` (declared or streamed).
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    The rest of the body is read (up to ``drain_bytes``) before the answer, so the client
+    gets the 413 instead of a reset connection; the connection is then closed."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, drain_bytes: int = 64 << 20) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.drain_bytes = drain_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -190,18 +246,21 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = 0
                 if declared > self.max_bytes:
+                    await drain(receive, min(declared, self.drain_bytes))
                     await self._reject(send)
                     return
         seen = 0
         started = False
+        finished = False
 
         async def limited_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, finished
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                finished = not message.get("more_body", False)
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise BodyTooLarge
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -212,10 +271,13 @@ class BodyLimitMiddleware:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
+        except BodyTooLarge:
             if not started:
+                if not finished:
+                    await drain(receive, self.drain_bytes)
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
         await _send_json(send, 413, _error(
-            f"request body too large: at most {self.max_bytes} bytes", "PAYLOAD_TOO_LARGE"))
+            f"request body too large: at most {self.max_bytes} bytes", "PAYLOAD_TOO_LARGE"),
+            [(b"connection", b"close")])
