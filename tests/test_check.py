@@ -209,3 +209,45 @@ def test_check_command(tmp_path: Path, cli_env: None,
     assert main(["check", "--data-dir", str(tmp_path)]) == 1
     text = capsys.readouterr().out
     assert made["vue"].id in text and "relation-edges" in text
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def test_concurrent_writers_keep_the_invariants(store: Any, user: str) -> None:
+    """Two services on one store (two server processes on one database), four threads
+    writing to the same exclusive slot and entities at once: the store stays consistent."""
+    import random
+    import threading
+
+    services = [MemoryService(make_settings(), store, HashingEmbedder(DIM)) for _ in range(2)]
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        rnd = random.Random(n)
+        svc = services[n % 2]
+        try:
+            for i in range(12):
+                svc.add_relation(RelationIn(user, "user", "prefers", f"tool-{n}-{i % 4}",
+                                            valid_from=day(rnd.randrange(0, 60)),
+                                            exclusive=True))
+                if i % 4 == 0:
+                    svc.add_episodes([EpisodeIn(user, day(i), content=f"I use Tool{n} at "
+                                                                       f"Acme, note {i}.")])
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    report = check(store, user)
+    assert report.ok, [v.describe() for v in report.violations[:10]]
+    if errors and store.name == "neo4j" and all(
+            "ConstraintValidationFailed" in str(e) for e in errors):
+        pytest.xfail("finding: two services writing one user's new entity at once on the "
+                     "neo4j store: the losing MERGE fails the unique constraint on id and the "
+                     "write is refused (GraphMemError, 'internal error' to a client) instead "
+                     "of being retried; the store itself stays consistent")
+    assert not errors, errors

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.check import check_store
 from graphmem.embed import HashingEmbedder
 from graphmem.inputs import RelationIn
 from graphmem.service import MemoryService
@@ -111,6 +112,8 @@ def test_sigkill_mid_batch_leaves_no_half_write(tmp_path: Path, kill_server: boo
     store.open()
     try:
         batches = _check_consistent(store)
+        report = check_store(store, ["w"])  # the store's own invariants, after the crash
+        assert report.ok, [v.describe() for v in report.violations[:10]]
         if not kill_server:
             assert batches >= done  # every acknowledged batch is there
         assert _server_pids(tmp_path)  # the reopened store runs its own server
@@ -133,6 +136,8 @@ def test_data_survives_close_and_reopen(tmp_path: Path) -> None:
     svc.open()
     try:
         got = svc.relations("p")
+        report = check_store(svc.store, ["p"])  # type: ignore[arg-type]
+        assert report.ok, [v.describe() for v in report.violations[:10]]
         assert [(r.id, r.object) for r in got] == [(rel.id, "Lisbon")]
     finally:
         svc.close()
