@@ -178,8 +178,8 @@ def test_instants_at_the_range_ends_round_trip(api: Api, user: str) -> None:
     assert from_ms(to_ms(MAX_INSTANT)) == MAX_INSTANT
 
 
-def test_stored_out_of_range_instants_do_not_take_the_memory_down(api: Api, store: Any,
-                                                                  user: str) -> None:
+def test_stored_out_of_range_instants_do_not_take_the_memory_down(
+        api: Api, store: Any, user: str, caplog: pytest.LogCaptureFixture) -> None:
     ok = api.data(ADD_RELATION, {"in": relation(user, "Go")})["addRelation"]
     bad = api.data(ADD_RELATION, {"in": relation(user, "Rust", predicate="uses")})["addRelation"]
     ep = api.data(ADD_EPISODE, {"in": episode(user, "Ann uses Vim.")})["addEpisode"]["episode"]
@@ -191,8 +191,9 @@ def test_stored_out_of_range_instants_do_not_take_the_memory_down(api: Api, stor
     rels = api.data(RELATIONS, {"u": user})["relations"]
     assert ok["id"] in {r["id"] for r in rels}
     by_id = {r["id"]: r for r in rels}
-    if bad["id"] in by_id:  # read as the nearest bound
-        assert by_id[bad["id"]]["validFrom"] == "0001-01-02T00:00:00+00:00"
+    # read as the nearest bound, and reported
+    assert by_id[bad["id"]]["validFrom"] == "0001-01-02T00:00:00+00:00"
+    assert "stored instant -100000000000000000 is outside" in caplog.text
     page = api.data(EPISODES, {"u": user})["episodes"]
     assert page["total"] == 1
     assert page["items"][0]["occurredAt"] == "9999-12-30T23:59:59.999000+00:00"
