@@ -53,6 +53,6 @@ def one_query(steps: list[Step]) -> Step:
     texts: list[str] = []
     params: dict[str, Any] = {}
     for i, (text, step_params) in enumerate(steps):
-        texts.append(_PARAM.sub(lambda m, i=i: f"$s{i}_{m.group(1)}", text.strip()))
+        texts.append(_PARAM.sub(f"$s{i}_\\1", text.strip()))
         params.update({f"s{i}_{k}": v for k, v in step_params.items()})
     return "\nWITH count(*) AS _\n".join(texts), params
