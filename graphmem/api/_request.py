@@ -138,25 +138,13 @@ def _json(text: str, what: str) -> Any:
 
 
 def _check_values(value: Any, what: str) -> None:
-    """No nesting past ``MAX_JSON_DEPTH`` and no text that cannot be UTF-8 (lone surrogates)."""
+    """No nesting past ``MAX_JSON_DEPTH``. (Text is checked where it is used: a lone
+    surrogate in an input field is that field's ``BAD_USER_INPUT``.)"""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            _check_text(item, what)
-        elif isinstance(item, dict | list):
+        if isinstance(item, dict | list):
             if depth >= MAX_JSON_DEPTH:
                 raise BadRequest(f"{what}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    _check_text(key, what)
-                    stack.append((child, depth + 1))
-            else:
-                stack.extend((child, depth + 1) for child in item)
-
-
-def _check_text(text: str, what: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise BadRequest(f"{what}: text holds an unpaired surrogate escape") from None
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
