@@ -105,6 +105,7 @@ def test_docker_compose_config_validates(password: str | None) -> None:
            if not k.startswith(("NEO4J_", "GRAPHMEM_", "COMPOSE_"))}
     if password:
         env["NEO4J_PASSWORD"] = password
+    env["GRAPHMEM_API_KEYS"] = '{"compose-key": ["*"]}'
     proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -116,6 +117,19 @@ def test_docker_compose_config_validates(password: str | None) -> None:
     assert graphmem["GRAPHMEM_NEO4J_PASSWORD"] == expected
     assert resolved["services"]["graphmem"]["depends_on"]["neo4j"]["condition"] == \
         "service_healthy"
+    assert graphmem["GRAPHMEM_API_KEYS"] == '{"compose-key": ["*"]}'
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None,
+                    reason="the docker-compose binary is not installed")
+def test_docker_compose_refuses_to_run_without_api_keys() -> None:
+    """graphmem binds all interfaces in its container: no keys, no service."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("NEO4J_", "GRAPHMEM_", "COMPOSE_"))}
+    proc = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode != 0
+    assert "GRAPHMEM_API_KEYS" in proc.stderr
 
 
 # --------------------------------------------------------------------------- Dockerfile
