@@ -15,8 +15,9 @@ and reports every node that breaks a promise the service makes:
 * ``edge-ends``: an edge type joins the labels it is made for;
 * ``instant``: every stored instant (createdAt, occurredAt, recordedAt, validFrom,
   validUntil, expiredAt, forgottenAt, lastAccessedAt, an edge's at / expiredAt, the
-  times in a relation's logs) is an integer epoch-millisecond in years 1..9999 UTC, and
-  an interval does not end before it starts;
+  times in a relation's logs) is an integer epoch-millisecond inside the range the service
+  accepts (``graphmem.model.INSTANT_RANGE``, years 1..9999), and an interval does not end
+  before it starts;
 * ``required``: every node has the properties reads rely on, of the right type, and a
   relation's logs parse.
 
@@ -31,15 +32,11 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
-from graphmem.model import MemoryStatus, to_ms
+from graphmem.model import INSTANT_RANGE, MAX_MS, MIN_MS, MemoryStatus, to_ms
 from graphmem.store.base import EDGE_ENDS, Row, Store
 from graphmem.store.queries import LABELS
-
-#: The accepted range of a stored instant: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z.
-MIN_MS = -62_135_596_800_000
-MAX_MS = 253_402_300_799_999
 
 INSTANTS = ("createdAt", "occurredAt", "recordedAt", "validFrom", "validUntil", "expiredAt",
             "forgottenAt", "lastAccessedAt")
@@ -251,7 +248,7 @@ def _check_node(label: str, user: str, row: Row, report: CheckReport) -> None:
         _check_logs(user, node_id, row, report)
 
 
-def _is_ms(value: Any) -> bool:
+def _is_ms(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -261,7 +258,7 @@ def _instant_problem(value: Any) -> str | None:
     if not _is_ms(value):
         return f"is not an integer epoch-ms ({value!r})"
     if not MIN_MS <= value <= MAX_MS:
-        return f"{value} is outside years 1..9999"
+        return f"{value} is outside the accepted range {INSTANT_RANGE}"
     return None
 
 

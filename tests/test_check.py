@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from graphmem.check import MAX_MS, MIN_MS, CheckReport, check_store
+from graphmem.check import CheckReport, check_store
 from graphmem.cli import main
 from graphmem.embed import HashingEmbedder
 from graphmem.errors import GraphMemError
 from graphmem.inputs import EpisodeIn, RelationIn
+from graphmem.model import MAX_MS, MIN_MS
 from graphmem.service import MemoryService
 from graphmem.store.falkor import FalkorStore
 
@@ -31,8 +32,8 @@ def raw(store: Any, user: str, text: str, **params: Any) -> list[Any]:
     ``userId`` parameter names the graph on a store with one graph per user."""
     params["userId"] = user
     if store.name == "embedded":
-        return store._query(text, params, read_only=False)
-    return store._run(text, params, write=True)
+        return list(store._query(text, params, read_only=False))
+    return list(store._run(text, params, write=True))
 
 
 @pytest.fixture
