@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeGuard
 
 from graphmem.model import INSTANT_RANGE, MAX_MS, MIN_MS, MemoryStatus, to_ms
-from graphmem.store.base import EDGE_ENDS, Row, Store
+from graphmem.store.base import EDGE_ENDS, VERSION_EDGES, Row, Store
 from graphmem.store.queries import LABELS
 
 INSTANTS = ("createdAt", "occurredAt", "recordedAt", "validFrom", "validUntil", "expiredAt",
@@ -57,6 +57,9 @@ REQUIRED: dict[str, dict[str, type]] = {
 ENDS: dict[str, tuple[set[str], set[str]]] = {
     **{edge: ({src}, {dst}) for edge, (src, dst) in EDGE_ENDS.items()},
     "DERIVED_FROM": ({"Abstraction"}, {"Relation", "Episode"}),
+    # ... and chain abstraction versions too (an abstraction to an abstraction, see below)
+    **{edge: ({"Relation", "Abstraction"}, {"Relation", "Abstraction"})
+       for edge in VERSION_EDGES},
 }
 
 PAGE = 1000
@@ -143,17 +146,26 @@ def check_store(store: CheckableStore, user_ids: Iterable[str] | None = None, *,
     users = store.user_ids() if user_ids is None else list(dict.fromkeys(user_ids))
     report.users = users
     for i, user in enumerate(users, start=1):
-        _check_user(store, user, report, at)
-        if progress is not None:
-            progress(f"checked {i}/{len(users)} users ({sum(report.nodes.values())} nodes, "
-                     f"{sum(report.by_rule.values())} violations)")
+        _check_user(store, user, report, at,
+                    _reporter(progress, f"user {i}/{len(users)}", report))
     return report
+
+
+def _reporter(progress: Callable[[str], None] | None, where: str,
+              report: CheckReport) -> Callable[[str], None]:
+    def say(message: str) -> None:
+        if progress is not None:
+            progress(f"{where}: {message} ({sum(report.nodes.values())} nodes so far, "
+                     f"{sum(report.by_rule.values())} violations)")
+
+    return say
 
 
 # --------------------------------------------------------------------------- per user
 
 
-def _check_user(store: CheckableStore, user: str, report: CheckReport, now: int) -> None:
+def _check_user(store: CheckableStore, user: str, report: CheckReport, now: int,
+                say: Callable[[str], None]) -> None:
     ids: dict[str, set[str]] = {}
     relations: dict[str, Row] = {}
     for label in LABELS:
@@ -168,6 +180,7 @@ def _check_user(store: CheckableStore, user: str, report: CheckReport, now: int)
                 if label == "Relation":
                     relations[node_id] = {k: row.get(k) for k in _RELATION_KEEP}
             report.nodes[label] += len(page)
+            say(f"{skip + len(page)} {label} nodes read")
             if len(page) < PAGE:
                 break
             skip += PAGE
@@ -181,6 +194,7 @@ def _check_user(store: CheckableStore, user: str, report: CheckReport, now: int)
                        f"another {label} node carries this id (user {dup['owner']!r})")
     edges = _edges(store, user)
     report.edges += len(edges)
+    say(f"{len(edges)} edges read")
     subject_of: dict[str, list[str]] = defaultdict(list)
     object_of: dict[str, list[str]] = defaultdict(list)
     disputed: set[frozenset[str]] = set()
@@ -311,13 +325,16 @@ def _check_edge(user: str, e: Row, ids: dict[str, set[str]], report: CheckReport
     elif e["srcLabel"] not in ends[0] or e["dstLabel"] not in ends[1]:
         report.add("edge-ends", user, own_label, own_id, f"edge joins the wrong labels: {where}")
     if kind in ("SUPERSEDES", "DISPUTED"):
+        # relations with relations, abstraction versions with abstraction versions
+        chained = e["srcLabel"] if e["srcLabel"] in ("Relation", "Abstraction") else "Relation"
         if src == dst:
-            report.add("chain", user, "Relation", src, f"{kind} loops on itself")
+            report.add("chain", user, chained, src, f"{kind} loops on itself")
         for end, label, owner in ((src, e["srcLabel"], e["srcUser"]),
                                   (dst, e["dstLabel"], e["dstUser"])):
-            if label != "Relation" or owner != user or end not in ids["Relation"]:
+            if label != chained or owner != user or end not in ids[chained]:
                 report.add("chain", user, own_label, own_id,
-                           f"dangling {kind}: {end} is not a relation of this user ({where})")
+                           f"dangling {kind}: {end} is not a {chained.lower()} of this user "
+                           f"({where})")
     for name in ("at", "expiredAt"):
         problem = _instant_problem(e.get(name))
         if problem:
