@@ -6,4 +6,5 @@ OPTIONAL MATCH (a:Access {id: n.id})
 RETURN n {.id, .createdAt, .recordedAt, .expiredAt, .forgottenAt, .importance,
           accessCount: coalesce(a.count, n.accessCount),
           .statement, .subject, .predicate, .object, .validFrom, .validUntil, .status,
-          .untilLog, .statusLog, .aliveLog, .episodeIds, .sourceRefs} AS n
+          .untilLog, .statusLog, .aliveLog, .beliefAt, .beliefUntil, .episodeIds,
+          .sourceRefs} AS n

@@ -1,11 +1,10 @@
-// Candidate relations; the service applies the valid-until believed at $knownAt exactly.
+// One page of a user's relations: filtered, visible or (with $history) every version, in a
+// total order (validFrom, recordedAt, id; {dir} DESC is newest first), after a cursor.
 MATCH (n:Relation {userId: $userId})
 WHERE ($subject IS NULL OR n.subjectNorm = $subject)
   AND ($predicate IS NULL OR n.predicateNorm = $predicate)
   AND ($object IS NULL OR n.objectNorm = $object)
-  AND n.recordedAt <= $knownAt
-  AND ($includeExpired OR n.expiredAt IS NULL OR n.expiredAt > $knownAt)
-  AND ($asOf IS NULL OR n.validFrom <= $asOf)
+  AND {@relation_listed}
 RETURN n {.*, embedding: null} AS n
-ORDER BY n.validFrom, n.id
+ORDER BY n.validFrom {dir}, n.recordedAt {dir}, n.id {dir}
 LIMIT $limit

@@ -7,16 +7,14 @@ trip per level, not one per parent.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.errors import InvalidInputError
 from graphmem.inputs import check_chars, check_id
 from graphmem.model import Entity, Episode, Relation, normalize, to_ms
-from graphmem.relations import relation_from_row, valid_at
+from graphmem.relations import RelationPage, fetch_page, page_query, relation_from_row
 from graphmem.service import MemoryService, entity_from_row, episode_from_row
-from graphmem.store.base import Row
 
 
 @dataclass(slots=True)
@@ -69,38 +67,22 @@ class Readers:
 
     def relations_of_entities(self, user_id: str, entity_ids: list[str], *,
                               as_of: datetime | None, known_at: datetime | None,
-                              include_history: bool, limit: int) -> dict[str, list[Relation]]:
-        """Relations whose subject or object is one of ``entity_ids``, per entity.
+                              include_history: bool, limit: int,
+                              newest_first: bool | None = None,
+                              after: str | None = None) -> dict[str, RelationPage]:
+        """A page of the relations whose subject or object is each of ``entity_ids``.
 
         Valid at ``as_of`` as believed at ``known_at`` (both default to now), forgotten ones
-        hidden; with ``include_history`` every version known then, oldest first.
+        hidden, newest first; with ``include_history`` every version known then, oldest
+        first. Filtered, ordered and cut in the store's query, so a hub entity's page holds
+        its newest relations, not an arbitrary sample.
         """
-        entity_ids = sorted(set(entity_ids))
-        if not entity_ids:
-            return {}
-        now = self.service.clock()
-        k = to_ms(known_at or now) or 0
-        t = to_ms(as_of or now) or 0
-        rel_ids = [r["id"] for r in self.store.adjacent(user_id, entity_ids,
-                                                         limit * len(entity_ids) * 4 + 50)]
-        rows = self.store.nodes("Relation", user_id, rel_ids)
-        keep: list[Row] = []
-        for r in rows:
-            if include_history:
-                if r["recordedAt"] <= k:
-                    keep.append(r)
-            elif r.get("forgottenAt") is None and valid_at(r, t, k):
-                keep.append(r)
-        keep.sort(key=lambda r: (r["validFrom"], r["recordedAt"], r["id"]))
-        edges = self.store.chain_edges(user_id, [r["id"] for r in keep])
-        out: dict[str, list[Relation]] = defaultdict(list)
-        wanted = set(entity_ids)
-        for r in keep:
-            rel = relation_from_row(r, known_at=k, edges=edges)
-            for eid in dict.fromkeys((r.get("subjectId"), r.get("objectId"))):
-                if eid in wanted and len(out[eid]) < limit:
-                    out[eid].append(rel)
-        return dict(out)
+        query = page_query(as_of=to_ms(as_of), known_at=to_ms(known_at),
+                           now=to_ms(self.service.clock()) or 0, history=include_history,
+                           newest_first=newest_first, after=after, limit=limit)
+        return {eid: fetch_page(self.store, user_id, query,
+                                lambda q, eid=eid: self.store.entity_relations(user_id, eid, q))
+                for eid in sorted(set(entity_ids))}
 
     # ------------------------------------------------------------------ listings
 

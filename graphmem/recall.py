@@ -24,7 +24,6 @@ question's words is ``question``; state kept between recalls is ``recall_access`
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
@@ -58,9 +57,8 @@ from graphmem.recall_model import (
     Scores,
     Source,
 )
-from graphmem.relations import alive_at, believed, valid_at
+from graphmem.relations import believed, valid_at, valid_during
 from graphmem.store.base import HUB_DEGREE, Hit, Row, Store, prefix_term
-from graphmem.temporal import until_at
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
 log = logging.getLogger(__name__)
@@ -523,13 +521,7 @@ def _window(q: RecallIn, reference: datetime) -> TimeWindow | None:
 
 def _overlaps(row: Row, window: TimeWindow, known_at: int) -> bool:
     """Was the relation, as believed at ``known_at``, valid at some time in ``window``?"""
-    if not alive_at(row, known_at):
-        return False
-    known, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
-    if not known:
-        return False
-    start, end = to_ms(window.start) or 0, to_ms(window.end) or 0
-    return row["validFrom"] < end and (until is None or until > start)
+    return valid_during(row, to_ms(window.start) or 0, to_ms(window.end) or 0, known_at)
 
 
 def _recency(anchor_ms: int, now_ms: int, half_life_days: float = 180.0) -> float:

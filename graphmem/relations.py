@@ -4,18 +4,29 @@ The service hands over validated statements; this module resolves their group, m
 new claims with the stored ones, asks ``temporal.desired_nodes`` for the timeline, and
 records the difference in the plan: new nodes, closed intervals (with a system-time log so
 ``knownAt`` reads stay exact), status changes, expired nodes and chain edges.
+
+Time visibility is one rule (``visible_at``), kept in two forms that agree: the query
+fragment ``cypher/fragments/relation_visible.cypher`` every relation listing filters with,
+and this module's functions for the few places that check rows in memory (recall). Both
+read ``beliefAt`` / ``beliefUntil``: the system times at which what graphmem believed about
+a node changed (ascending), and the valid-until believed from each of them on
+(``OPEN_UNTIL``: still open; ``NOT_BELIEVED``: expired, folded into another node).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from graphmem.errors import InvalidInputError
 from graphmem.model import SCHEMA_VERSION, MemoryStatus, Relation, from_ms, make_id, normalize
-from graphmem.store.base import NodeWrite, Row, Store, WritePlan
+from graphmem.store.base import NodeWrite, RelationPageQuery, Row, Store, WritePlan
 from graphmem.temporal import Claim, DesiredNode, confidence_of, desired_nodes, status_at, until_at
 
 
@@ -131,6 +142,7 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
                 "expiredAt": now, "status": MemoryStatus.SUPERSEDED.value,
                 "statusLog": _append(row.get("statusLog"), [now, MemoryStatus.SUPERSEDED.value]),
                 "aliveLog": _append(row.get("aliveLog") or _alive_log_of(row), [now, 0]),
+                **_believe(row, now, NOT_BELIEVED),
             })
     if creates:
         vectors = embed([embedding_text(props["statement"], props["category"])
@@ -186,6 +198,7 @@ def _new_props(node: DesiredNode, template: Statement, display: dict[str, tuple[
         "claims": json.dumps([c.to_json() for c in _sorted(node.claims)]),
         "untilLog": json.dumps([[now, node.end]]),
         "aliveLog": json.dumps([[now, 1]]),
+        "beliefAt": [now], "beliefUntil": [_encode_until(node.end)],
         "statusLog": json.dumps([[now, node.status.value]]),
         "accessCount": 0, "schemaVersion": SCHEMA_VERSION,
     }
@@ -208,6 +221,8 @@ def _changes(row: Row, node: DesiredNode, now: int) -> Row:
     if row.get("status") != node.status.value:
         changes["status"] = node.status.value
         changes["statusLog"] = _append(row.get("statusLog"), [now, node.status.value])
+    if changes.keys() & {"expiredAt", "validUntil"} or row.get("beliefAt") is None:
+        changes.update(_believe(row, now, _encode_until(node.end)))
     claims = json.dumps([c.to_json() for c in _sorted(node.claims)])
     if claims != row.get("claims"):
         changes["claims"] = claims
@@ -286,26 +301,83 @@ def believed(row: Row, known_at: int | None) -> tuple[int | None, MemoryStatus]:
     return until, status
 
 
+#: ``beliefUntil`` values for "valid with no end" and "not believed at all"; powers of two,
+#: so they stay exact whatever number type a store reads them back as.
+OPEN_UNTIL = 2**62
+NOT_BELIEVED = -(2**62)
+
+
+def visible_at(row: Row, as_of: int, known_at: int) -> bool:
+    """The time-visibility rule: not forgotten, and valid at ``as_of`` as believed at
+    ``known_at`` (the query fragment ``relation_visible`` says the same in Cypher)."""
+    return row.get("forgottenAt") is None and valid_at(row, as_of, known_at)
+
+
 def valid_at(row: Row, as_of: int, known_at: int) -> bool:
     """Was the relation valid at ``as_of`` as believed at ``known_at``?"""
-    if not alive_at(row, known_at):
-        return False
-    known, until = until_at(json.loads(row.get("untilLog") or "[]"), known_at)
-    if not known:
-        return False
-    return row["validFrom"] <= as_of and (until is None or as_of < until)
+    until = believed_until(row, known_at)
+    return until is not None and row["validFrom"] <= as_of < until
+
+
+def valid_during(row: Row, start: int, end: int, known_at: int) -> bool:
+    """Was the relation, as believed at ``known_at``, valid at some time in [start, end)?"""
+    until = believed_until(row, known_at)
+    return until is not None and row["validFrom"] < end and until > start
+
+
+def believed_until(row: Row, known_at: int) -> int | None:
+    """The valid-until (``OPEN_UNTIL`` when open) believed at system time ``known_at``;
+    None when the node was not believed then (not yet recorded, or expired)."""
+    at, until = belief_of(row)
+    i = bisect_right(at, known_at)
+    if i == 0 or until[i - 1] == NOT_BELIEVED:
+        return None
+    return until[i - 1]
+
+
+def belief_of(row: Row) -> tuple[list[int], list[int]]:
+    """A node's ``(beliefAt, beliefUntil)``; for a node written before they were stored,
+    derived from its alive and until logs (the same answers, as arrays)."""
+    at, until = row.get("beliefAt"), row.get("beliefUntil")
+    if at is not None and until is not None:
+        return [int(x) for x in at], [int(x) for x in until]
+    alive_log = json.loads(row.get("aliveLog") or _alive_log_of(row))
+    until_log = json.loads(row.get("untilLog") or "[]")
+    out_at: list[int] = []
+    out_until: list[int] = []
+    for t in sorted({int(e[0]) for e in [*alive_log, *until_log] if e[0] is not None}):
+        alive = False
+        for a, flag in alive_log:
+            if a > t:
+                break
+            alive = bool(flag)
+        known, value = until_at(until_log, t)
+        _push(out_at, out_until, t, _encode_until(value) if alive and known else NOT_BELIEVED)
+    return out_at, out_until
+
+
+def _encode_until(until: int | None) -> int:
+    return OPEN_UNTIL if until is None else until
+
+
+def _push(at: list[int], until: list[int], now: int, value: int) -> None:
+    """Record that from ``now`` on, ``value`` is believed (one entry per instant)."""
+    if at and at[-1] == now:
+        until[-1] = value
+    elif not until or until[-1] != value:
+        at.append(now)
+        until.append(value)
+
+
+def _believe(row: Row, now: int, value: int) -> Row:
+    at, until = belief_of(row)
+    _push(at, until, now, value)
+    return {"beliefAt": at, "beliefUntil": until}
 
 
 def alive_at(row: Row, known_at: int) -> bool:
     """Was the node part of what graphmem believed at system time ``known_at``?"""
-    raw = row.get("aliveLog")
-    log = json.loads(raw) if raw else json.loads(_alive_log_of(row))
-    alive = False
-    for at, flag in log:
-        if at > known_at:
-            break
-        alive = bool(flag)
-    return alive
+    return believed_until(row, known_at) is not None
 
 
 def _alive_log_of(row: Row) -> str:
@@ -320,3 +392,57 @@ def _dt(ms: int) -> datetime:
     value = from_ms(ms)
     assert value is not None
     return value
+
+
+# ---------------------------------------------------------------------- listing pages
+
+
+@dataclass(slots=True)
+class RelationPage:
+    """One page of a relation listing; ``next_cursor`` continues it (None: the last page)."""
+
+    items: list[Relation]
+    next_cursor: str | None
+
+
+def page_query(*, as_of: int | None, known_at: int | None, now: int, history: bool,
+               newest_first: bool | None, after: str | None, limit: int) -> RelationPageQuery:
+    """The listing asked for: times default to ``now``; current facts come newest first and
+    history oldest first unless ``newest_first`` says otherwise. A cursor carries the times
+    and order of the listing it came from, so every page reads the same snapshot."""
+    order = (not history) if newest_first is None else newest_first
+    if after is None:
+        return RelationPageQuery(as_of=None if history else (now if as_of is None else as_of),
+                                 known_at=now if known_at is None else known_at,
+                                 history=history, newest_first=order, limit=limit)
+    try:
+        raw = json.loads(base64.urlsafe_b64decode(after.encode("ascii")))
+        c_as_of, c_known, c_history, c_order, (vf, ra, rid) = raw
+        position = (int(vf), int(ra), str(rid))
+    except (ValueError, TypeError, UnicodeError, binascii.Error):
+        raise InvalidInputError("after", "is not a cursor of a relation listing") from None
+    if (c_history, c_order) != (history, order) or (as_of is not None and as_of != c_as_of) \
+            or (known_at is not None and known_at != c_known):
+        raise InvalidInputError("after", "belongs to a listing with other asOf, knownAt, "
+                                         "includeHistory or order")
+    return RelationPageQuery(as_of=c_as_of, known_at=int(c_known), history=history,
+                             newest_first=order, after=position, limit=limit)
+
+
+def fetch_page(store: Store, user_id: str, query: RelationPageQuery,
+               read: Callable[[RelationPageQuery], list[Row]]) -> RelationPage:
+    """Run ``read`` for one row more than the page holds (so the last page says so), and
+    turn the rows into relations as believed at the query's ``known_at``."""
+    rows = read(replace(query, limit=query.limit + 1))
+    more = len(rows) > query.limit
+    rows = rows[:query.limit]
+    edges = store.chain_edges(user_id, [r["id"] for r in rows])
+    items = [relation_from_row(r, known_at=query.known_at, edges=edges) for r in rows]
+    cursor = None
+    if more and rows:
+        last = rows[-1]
+        cursor = base64.urlsafe_b64encode(json.dumps(
+            [query.as_of, query.known_at, query.history, query.newest_first,
+             [last["validFrom"], last["recordedAt"], last["id"]]],
+            separators=(",", ":")).encode()).decode("ascii")
+    return RelationPage(items, cursor)

@@ -39,11 +39,13 @@ from graphmem.model import (
 )
 from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResult
 from graphmem.relations import (
+    RelationPage,
     Statement,
     default_statement,
+    fetch_page,
+    page_query,
     reconcile_group,
     relation_from_row,
-    valid_at,
 )
 from graphmem.settings import Settings
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
@@ -382,32 +384,42 @@ class MemoryService:
     def relations(self, user_id: str, *, subject: str | None = None,
                   predicate: str | None = None, object: str | None = None,
                   as_of: datetime | None = None, known_at: datetime | None = None,
-                  include_history: bool = False, limit: int = 1000) -> list[Relation]:
-        """Relations valid at ``as_of`` as believed at ``known_at`` (both default to now).
+                  include_history: bool = False, limit: int = 1000,
+                  newest_first: bool | None = None) -> list[Relation]:
+        """Relations valid at ``as_of`` as believed at ``known_at`` (both default to now),
+        newest first.
 
         With ``include_history`` every version known at ``known_at`` is returned, closed,
-        superseded and forgotten ones included, oldest first.
+        superseded and forgotten ones included, oldest first. The first ``limit`` of the
+        listing; ``relations_page`` pages through all of it.
         """
+        return self.relations_page(
+            user_id, subject=subject, predicate=predicate, object=object, as_of=as_of,
+            known_at=known_at, include_history=include_history, limit=limit,
+            newest_first=newest_first).items
+
+    def relations_page(self, user_id: str, *, subject: str | None = None,
+                       predicate: str | None = None, object: str | None = None,
+                       as_of: datetime | None = None, known_at: datetime | None = None,
+                       include_history: bool = False, limit: int = 100,
+                       newest_first: bool | None = None, after: str | None = None,
+                       ) -> RelationPage:
+        """One page of ``relations``, filtered, ordered and cut in the store's query;
+        ``after``: the previous page's ``next_cursor``."""
         user_id = self._existing_user(user_id)
         if not 1 <= limit <= 10000:
             raise InvalidInputError("limit", "must be between 1 and 10000")
         for name, value in (("subject", subject), ("predicate", predicate), ("object", object)):
             check_chars(value or "", name)
         as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
-        now = self.clock()
-        k = to_ms(known_at or now) or 0
-        t = to_ms(as_of or now) or 0
-        rows = self.store.relations(
-            user_id, subject=normalize(subject) if subject else None,
-            predicate=normalize(predicate) if predicate else None,
-            obj=normalize(object) if object else None,
-            as_of=None if include_history else t, known_at=k,
-            include_expired=include_history, limit=limit * 4 if not include_history else limit)
-        if not include_history:
-            rows = [r for r in rows if r.get("forgottenAt") is None and valid_at(r, t, k)]
-        rows = rows[:limit]
-        edges = self.store.chain_edges(user_id, [r["id"] for r in rows])
-        return [relation_from_row(r, known_at=k, edges=edges) for r in rows]
+        query = page_query(as_of=to_ms(as_of), known_at=to_ms(known_at),
+                           now=to_ms(self.clock()) or 0, history=include_history,
+                           newest_first=newest_first, after=after, limit=limit)
+        filters = {"subject": normalize(subject) if subject else None,
+                   "predicate": normalize(predicate) if predicate else None,
+                   "obj": normalize(object) if object else None}
+        return fetch_page(self.store, user_id, query,
+                          lambda q: self.store.relations(user_id, page=q, **filters))
 
     def history(self, user_id: str, relation_id: str) -> list[Relation]:
         """The whole supersession/dispute chain ``relation_id`` belongs to, oldest first."""

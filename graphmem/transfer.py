@@ -13,11 +13,21 @@ edge with its own system-time properties: an import reproduces the graph, histor
 Embeddings are not exported: they are recomputed on import with the importing instance's
 embedder (from each node's text, exactly as the service embeds it), and ``embeddingModel``
 is set to that model, so an export moves between instances with different embedders.
+
+An import writes only into the user its header names. The whole file is checked before
+anything is written, and the first bad record stops the import with its line number:
+every node must belong to that user and carry the properties reads rely on (storable
+values only, instants in range, no control characters), every edge must join two nodes of
+the file of the kinds it joins, and no id of the file may already name a node of another
+user in the store (an error, not a fresh id: ids are derived from their owner, so such a
+file was not exported from that user; nothing is moved or overwritten).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +37,9 @@ from graphmem import __version__
 from graphmem._guard_fields import guard_record, may_reject
 from graphmem.errors import InvalidInputError
 from graphmem.guard import GuardPolicy
-from graphmem.inputs import check_id
-from graphmem.model import SCHEMA_VERSION, to_ms, utcnow
+from graphmem.inputs import bad_char, check_id
+from graphmem.model import SCHEMA_VERSION, instant_in_range, to_ms, utcnow
+from graphmem.relations import belief_of
 from graphmem.service import MemoryService
 from graphmem.store.base import EDGE_ENDS, NodeWrite, Row, WritePlan
 
@@ -40,6 +51,20 @@ _PLAN_LIST = {"Episode": "episodes", "Entity": "entities", "Relation": "relation
 _PAGE = 500
 _NODE_BATCH = 200
 _EDGE_BATCH = 1000
+_ID_PREFIX = {"Episode": "epi_", "Entity": "ent_", "Relation": "rel_", "Abstraction": "abs_"}
+# What the reads index directly: a node without one of these would break its user's reads.
+_REQUIRED = {
+    "Episode": ("content", "occurredAt", "recordedAt", "createdAt"),
+    "Entity": ("name", "normName", "createdAt"),
+    "Relation": ("subject", "predicate", "object", "statement", "groupKey", "validFrom",
+                 "recordedAt", "createdAt"),
+    "Abstraction": ("conclusion", "createdAt"),
+}
+_INSTANTS = {"createdAt", "recordedAt", "validFrom", "validUntil", "occurredAt", "expiredAt",
+             "forgottenAt", "lastAccessedAt", "at"}
+_JSON_LISTS = {"claims", "untilLog", "aliveLog", "statusLog", "resolutions"}
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_INT64 = 2**63
 
 
 def embedding_text(label: str, props: Row) -> str:
@@ -107,7 +132,9 @@ def import_file(service: MemoryService, path: Path,
     in batches (one transaction each), then edges, so a re-run after an interruption
     completes the import.
     """
-    user_id = validate_export(path)
+    scan = _scan(path)
+    user_id = scan.user_id
+    _refuse_foreign_ids(service, scan)
     policy = GuardPolicy.from_settings(service.settings)
     if may_reject(policy):  # the guard may refuse the file: before anything is written
         for record in _records(path):
@@ -125,6 +152,10 @@ def import_file(service: MemoryService, path: Path,
         for (label, props), vec in zip(batch, vectors, strict=True):
             if props.get("embeddingModel") is not None:
                 props = {**props, "embeddingModel": embedder.model_id}
+            if label == "Relation" and props.get("beliefAt") is None:
+                # an export from before the belief arrays: derived from the node's logs
+                belief_at, belief_until = belief_of(props)
+                props = {**props, "beliefAt": belief_at, "beliefUntil": belief_until}
             getattr(plan, _PLAN_LIST[label]).append(NodeWrite(props["id"], props, vec))
         service.apply(plan)
         batch.clear()
@@ -172,7 +203,19 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
 
 def validate_export(path: Path) -> str:
     """The export's userId, after checking every line; InvalidInputError names the line."""
-    user_id: str | None = None
+    return _scan(path).user_id
+
+
+@dataclass(slots=True)
+class _Scan:
+    user_id: str
+    nodes: dict[str, tuple[str, int]] = field(default_factory=dict)  # id -> (label, line)
+
+
+def _scan(path: Path) -> _Scan:
+    """Check the whole file (see the module docstring); the first problem names its line."""
+    scan: _Scan | None = None
+    edges: list[tuple[int, str, str, str]] = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
             if not line.strip():
@@ -185,30 +228,113 @@ def validate_export(path: Path) -> str:
             if not isinstance(rec, dict):
                 raise InvalidInputError(where, "must be a JSON object")
             kind = rec.get("type")
-            if user_id is None:
+            if scan is None:
                 if kind != "header" or rec.get("format") != FORMAT:
                     raise InvalidInputError(where, f"not a {FORMAT} file (no header line)")
                 if rec.get("version") != VERSION:
                     raise InvalidInputError(where, f"unsupported version {rec.get('version')!r}"
                                                    f" (this graphmem reads {VERSION})")
-                user_id = check_id(rec.get("userId"), f"{where}: userId") or ""
+                scan = _Scan(check_id(rec.get("userId"), f"{where}: userId") or "")
             elif kind == "node":
-                props = rec.get("props")
-                if rec.get("label") not in LABELS or not isinstance(props, dict):
-                    raise InvalidInputError(where, "a node needs a known label and props")
-                if not isinstance(props.get("id"), str) or props.get("userId") != user_id:
-                    raise InvalidInputError(where, f"a node needs an id and userId {user_id!r}")
+                label, node_id = _check_node(rec, scan.user_id, where)
+                if node_id in scan.nodes:
+                    raise InvalidInputError(where, f"id {node_id!r} is already on line "
+                                                   f"{scan.nodes[node_id][1]}")
+                scan.nodes[node_id] = (label, n)
             elif kind == "edge":
                 if rec.get("edge") not in EDGE_ENDS or not isinstance(rec.get("src"), str) \
                         or not isinstance(rec.get("dst"), str):
                     raise InvalidInputError(where, "an edge needs a known type, src and dst")
-                if not isinstance(rec.get("props", {}), dict):
+                props = rec.get("props", {})
+                if not isinstance(props, dict):
                     raise InvalidInputError(where, "edge props must be an object")
+                _check_props(props, where)
+                edges.append((n, rec["edge"], rec["src"], rec["dst"]))
             else:
                 raise InvalidInputError(where, f"unknown record type {kind!r}")
-    if user_id is None:
+    if scan is None:
         raise InvalidInputError("file", "is empty")
-    return user_id
+    for n, edge, src, dst in edges:  # ends are checked once every node has been seen
+        for end, want in zip((src, dst), EDGE_ENDS[edge], strict=True):
+            if scan.nodes.get(end, ("", 0))[0] != want:
+                raise InvalidInputError(f"line {n}", f"a {edge} edge joins {want} nodes of "
+                                                     f"this file; {end[:80]!r} is not one")
+    return scan
+
+
+def _check_node(rec: dict[str, Any], user_id: str, where: str) -> tuple[str, str]:
+    label, props = rec.get("label"), rec.get("props")
+    if label not in LABELS or not isinstance(props, dict):
+        raise InvalidInputError(where, "a node needs a known label and props")
+    node_id = props.get("id")
+    if not isinstance(node_id, str) or props.get("userId") != user_id:
+        raise InvalidInputError(where, f"a node needs an id and userId {user_id!r}")
+    check_id(node_id, f"{where}: id")
+    if not node_id.startswith(_ID_PREFIX[label]):
+        raise InvalidInputError(where, f"a {label} id starts with {_ID_PREFIX[label]!r}")
+    missing = [k for k in _REQUIRED[label] if props.get(k) is None]
+    if missing:
+        raise InvalidInputError(where, f"a {label} needs {', '.join(missing)}")
+    _check_props(props, where)
+    return label, node_id
+
+
+def _check_props(props: dict[str, Any], where: str) -> None:
+    """Only values every store keeps as they are: no maps, no nested or mixed lists."""
+    for key, value in props.items():
+        if not _KEY.fullmatch(key) or key == "embedding":
+            raise InvalidInputError(where, f"property name {key[:80]!r} is not allowed")
+        field_name = f"{where}: {key}"
+        if key in _INSTANTS:
+            if value is not None and not instant_in_range(value):
+                raise InvalidInputError(field_name, "must be epoch milliseconds in years "
+                                                    "1..9999")
+            continue
+        items = value if isinstance(value, list) else [value]
+        if len({type(v) for v in items}) > 1:
+            raise InvalidInputError(field_name, "a list must hold values of one type")
+        for v in items:
+            _check_value(v, field_name, in_list=isinstance(value, list))
+        if key in _JSON_LISTS and value is not None:
+            try:
+                parsed = json.loads(value) if isinstance(value, str) else None
+            except ValueError:
+                parsed = None
+            if not isinstance(parsed, list):
+                raise InvalidInputError(field_name, "must be a JSON list")
+
+
+def _check_value(v: Any, field_name: str, *, in_list: bool) -> None:
+    if v is None and not in_list or isinstance(v, bool):
+        return
+    if isinstance(v, int):
+        if not -_INT64 <= v < _INT64:
+            raise InvalidInputError(field_name, "integer out of range")
+    elif isinstance(v, float):
+        if not math.isfinite(v):
+            raise InvalidInputError(field_name, "must be a finite number")
+    elif isinstance(v, str):
+        if (problem := bad_char(v)) is not None:
+            raise InvalidInputError(field_name, problem)
+    else:
+        raise InvalidInputError(field_name, "must be a string, number, boolean or a list of "
+                                            "one of them")
+
+
+def _refuse_foreign_ids(service: MemoryService, scan: _Scan) -> None:
+    """No id of the file may name another user's node: checked before anything is written."""
+    by_label: dict[str, list[str]] = {}
+    for node_id, (label, _) in scan.nodes.items():
+        by_label.setdefault(label, []).append(node_id)
+    for label, ids in by_label.items():
+        for i in range(0, len(ids), _PAGE):
+            taken = service.store.foreign_ids(label, scan.user_id, ids[i:i + _PAGE])
+            if taken:
+                first = min(taken, key=lambda t: scan.nodes[t][1])
+                raise InvalidInputError(
+                    f"line {scan.nodes[first][1]}",
+                    f"{label} id {first!r} belongs to another user: an import writes only "
+                    f"into user {scan.user_id!r} (nothing was imported)")
 
 
 def _dump(obj: dict[str, Any]) -> str:

@@ -152,7 +152,9 @@ def test_import_rejects_a_bad_file_before_writing(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     bad = write_lines(tmp_path / "bad.jsonl", [
         {"type": "header", "format": "graphmem-export", "version": 1, "userId": "u"},
-        {"type": "node", "label": "Episode", "props": {"id": "epi_1", "userId": "u"}},
+        {"type": "node", "label": "Episode", "props": {"id": "epi_1", "userId": "u",
+                                                       "content": "hi", "occurredAt": 1,
+                                                       "recordedAt": 1, "createdAt": 1}},
         {"type": "node", "label": "Robot", "props": {"id": "x", "userId": "u"}}])
     code, _, err = run(capsys, "import", str(bad), "--data-dir", str(tmp_path / "d"))
     assert code == 2 and "line 3" in err

@@ -17,13 +17,14 @@ from strawberry.dataloader import DataLoader
 
 from graphmem.model import Entity, Episode, Relation, from_ms
 from graphmem.readers import Readers
+from graphmem.relations import RelationPage
 
 T = TypeVar("T")
 
 RelationKey = tuple[str, str, int | None]  # userId, relation id, knownAt (ms) or None = now
 NodeKey = tuple[str, str]  # userId, id
-# userId, entity id, asOf ms, knownAt ms, includeHistory, limit
-EntityRelationsKey = tuple[str, str, int | None, int | None, bool, int]
+# userId, entity id, asOf ms, knownAt ms, includeHistory, limit, newestFirst, after
+EntityRelationsKey = tuple[str, str, int | None, int | None, bool, int, bool | None, str | None]
 
 
 async def run_sync[T](fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -36,7 +37,7 @@ class Loaders:
     relation: DataLoader[RelationKey, Relation | None]
     episode: DataLoader[NodeKey, Episode | None]
     entity: DataLoader[NodeKey, Entity | None]
-    entity_relations: DataLoader[EntityRelationsKey, list[Relation]]
+    entity_relations: DataLoader[EntityRelationsKey, RelationPage]
 
 
 def build_loaders(readers: Readers) -> Loaders:
@@ -66,18 +67,20 @@ def build_loaders(readers: Readers) -> Loaders:
             return [found.get(k) for k in keys]
         return load
 
-    async def load_entity_relations(keys: Sequence[EntityRelationsKey]) -> list[list[Relation]]:
-        groups: dict[tuple[str, int | None, int | None, bool, int], list[str]] = defaultdict(list)
-        for user, eid, as_of, known, history, limit in keys:
-            groups[(user, as_of, known, history, limit)].append(eid)
-        found: dict[EntityRelationsKey, list[Relation]] = {}
-        for (user, as_of, known, history, limit), ids in groups.items():
+    async def load_entity_relations(keys: Sequence[EntityRelationsKey]) -> list[RelationPage]:
+        groups: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+        for user, eid, *rest in keys:
+            groups[(user, *rest)].append(eid)
+        found: dict[EntityRelationsKey, RelationPage] = {}
+        for (user, as_of, known, history, limit, newest, after), ids in groups.items():
             per_entity = await run_sync(
                 readers.relations_of_entities, user, ids, as_of=from_ms(as_of),
-                known_at=from_ms(known), include_history=history, limit=limit)
+                known_at=from_ms(known), include_history=history, limit=limit,
+                newest_first=newest, after=after)
             for eid in ids:
-                found[(user, eid, as_of, known, history, limit)] = per_entity.get(eid, [])
-        return [found.get(k, []) for k in keys]
+                found[(user, eid, as_of, known, history, limit, newest, after)] = \
+                    per_entity.get(eid, RelationPage([], None))
+        return [found.get(k, RelationPage([], None)) for k in keys]
 
     return Loaders(
         relation=DataLoader(load_fn=load_relations),

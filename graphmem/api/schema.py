@@ -26,6 +26,7 @@ from graphmem.api.types import (
     EpisodePage,
     RecallResult,
     Relation,
+    RelationPage,
     Stats,
 )
 from graphmem.errors import InvalidInputError
@@ -40,6 +41,21 @@ def _check_limit(value: int, field: str, hi: int) -> int:
     return value
 
 
+async def _relation_page(info: Info, user_id: strawberry.ID, subject: str | None,
+                         predicate: str | None, object: str | None, as_of: datetime | None,
+                         known_at: datetime | None, include_history: bool, first: int,
+                         newest_first: bool | None, after: str | None,
+                         first_field: str = "first") -> RelationPage:
+    ctx = info.context
+    ctx.authorize(str(user_id))
+    _check_limit(first, first_field, MAX_RELATIONS)
+    page = await ctx.run(ctx.service.relations_page, str(user_id), subject=subject,
+                         predicate=predicate, object=object, as_of=as_of, known_at=known_at,
+                         include_history=include_history, limit=first,
+                         newest_first=newest_first, after=after)
+    return RelationPage.from_model(page, known_at)
+
+
 @strawberry.type
 class Query:
     @strawberry.field(description="Memories about a query, ranked and explained, as of a time.")
@@ -50,18 +66,29 @@ class Query:
         return RecallResult.from_model(result, str(input.user_id).strip())
 
     @strawberry.field(description="Relations valid at asOf as believed at knownAt (both default "
-                                  "to now); with includeHistory every version, oldest first.")
+                                  "to now), newest first; with includeHistory every version, "
+                                  "oldest first (newestFirst chooses). The first `limit`; "
+                                  "relationPage pages through all of them.")
     async def relations(self, info: Info, user_id: strawberry.ID, subject: str | None = None,
                         predicate: str | None = None, object: str | None = None,
                         as_of: datetime | None = None, known_at: datetime | None = None,
-                        include_history: bool = False, limit: int = 100) -> list[Relation]:
-        ctx = info.context
-        ctx.authorize(str(user_id))
-        _check_limit(limit, "limit", MAX_RELATIONS)
-        rels = await ctx.run(ctx.service.relations, str(user_id), subject=subject,
-                             predicate=predicate, object=object, as_of=as_of,
-                             known_at=known_at, include_history=include_history, limit=limit)
-        return [Relation.from_model(r, known_at) for r in rels]
+                        include_history: bool = False, limit: int = 100,
+                        newest_first: bool | None = None) -> list[Relation]:
+        page = await _relation_page(info, user_id, subject, predicate, object, as_of,
+                                    known_at, include_history, limit, newest_first, None,
+                                    first_field="limit")
+        return page.items
+
+    @strawberry.field(description="A page of `relations`; pass nextCursor as `after` for the "
+                                  "next one (it keeps the first page's asOf and knownAt).")
+    async def relation_page(self, info: Info, user_id: strawberry.ID,
+                            subject: str | None = None, predicate: str | None = None,
+                            object: str | None = None, as_of: datetime | None = None,
+                            known_at: datetime | None = None, include_history: bool = False,
+                            first: int = 100, newest_first: bool | None = None,
+                            after: str | None = None) -> RelationPage:
+        return await _relation_page(info, user_id, subject, predicate, object, as_of,
+                                    known_at, include_history, first, newest_first, after)
 
     @strawberry.field(description="One relation by id, as believed at knownAt.")
     async def relation(self, info: Info, user_id: strawberry.ID, id: strawberry.ID,

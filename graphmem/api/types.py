@@ -10,6 +10,7 @@ import strawberry
 
 from graphmem import model
 from graphmem import recall as recall_model
+from graphmem import relations as relations_model
 from graphmem.api.context import Info
 from graphmem.api.scalars import MemoryKind, MemoryStatus
 from graphmem.inputs import check_instant
@@ -102,17 +103,35 @@ class Entity:
                                 for r in m.resolutions])
 
     @strawberry.field(description="Relations this entity is the subject or object of, valid "
-                                  "at asOf as believed at knownAt (the entity's timeline with "
-                                  "includeHistory), oldest first.")
+                                  "at asOf as believed at knownAt, newest first (the entity's "
+                                  "timeline with includeHistory, oldest first; newestFirst "
+                                  "chooses). The first `limit`; relationPage pages through "
+                                  "all of them.")
     async def relations(self, info: Info, as_of: datetime | None = None,
                         known_at: datetime | None = None, include_history: bool = False,
-                        limit: int = 50) -> list[Relation]:
-        check_page(limit, 0)
+                        limit: int = 50, newest_first: bool | None = None) -> list[Relation]:
+        page = await self._relation_page(info, as_of, known_at, include_history, limit,
+                                         newest_first, None)
+        return page.items
+
+    @strawberry.field(description="A page of `relations`; pass nextCursor as `after` for the "
+                                  "next one (it keeps the first page's asOf and knownAt).")
+    async def relation_page(self, info: Info, as_of: datetime | None = None,
+                            known_at: datetime | None = None, include_history: bool = False,
+                            first: int = 50, newest_first: bool | None = None,
+                            after: str | None = None) -> RelationPage:
+        return await self._relation_page(info, as_of, known_at, include_history, first,
+                                         newest_first, after)
+
+    async def _relation_page(self, info: Info, as_of: datetime | None,
+                             known_at: datetime | None, include_history: bool, first: int,
+                             newest_first: bool | None, after: str | None) -> RelationPage:
+        check_page(first, 0)
         as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
         key = (str(self.user_id), str(self.id), to_ms(as_of), to_ms(known_at), include_history,
-               limit)
-        rels = await info.context.loaders.entity_relations.load(key)
-        return [Relation.from_model(r, known_at) for r in rels]
+               first, newest_first, after)
+        page = await info.context.loaders.entity_relations.load(key)
+        return RelationPage.from_model(page, known_at)
 
 
 @strawberry.type(description="One statement (subject - predicate - object) with valid time "
@@ -194,6 +213,19 @@ class Relation:
     @strawberry.field
     async def object_entity(self, info: Info) -> Entity | None:
         return await _entity(info, self.node.user_id, self.node.object_id)
+
+
+@strawberry.type(description="One page of a relation listing.")
+class RelationPage:
+    items: list[Relation]
+    next_cursor: str | None = strawberry.field(
+        description="pass as `after` for the next page; null on the last page")
+
+    @classmethod
+    def from_model(cls, page: relations_model.RelationPage,
+                   known_at: datetime | None = None) -> RelationPage:
+        return cls(items=[Relation.from_model(r, known_at) for r in page.items],
+                   next_cursor=page.next_cursor)
 
 
 async def _entity(info: Info, user_id: str, entity_id: str) -> Entity | None:

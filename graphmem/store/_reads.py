@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.store.base import EDGE_ENDS, Hit, Row, expand_from
+from graphmem.store.base import EDGE_ENDS, Hit, RelationPageQuery, Row, expand_from
 from graphmem.store.queries import LABELS, Queries
 
 _RECALL_ROWS = {"Episode": "recall_episodes", "Entity": "recall_entities",
@@ -79,12 +79,25 @@ class CypherReads:
         return self._rows("relation_group", {"userId": user_id, "groupKey": group_key})
 
     def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
-                  obj: str | None, as_of: int | None, known_at: int,
-                  include_expired: bool, limit: int) -> list[Row]:
+                  obj: str | None, page: RelationPageQuery) -> list[Row]:
+        """One page of the user's relations (``relation_listed``), in the page's order."""
         return self._rows("relations", {
             "userId": user_id, "subject": subject, "predicate": predicate, "object": obj,
-            "asOf": as_of, "knownAt": known_at, "includeExpired": include_expired,
-            "limit": limit})
+            **page.params()}, **page.slots())
+
+    def entity_relations(self, user_id: str, entity_id: str,
+                         page: RelationPageQuery) -> list[Row]:
+        """One page of the relations an entity is the subject or object of."""
+        return self._rows("entity_relations", {"userId": user_id, "entityId": entity_id,
+                                               **page.params()}, **page.slots())
+
+    def foreign_ids(self, label: str, user_id: str, ids: list[str]) -> list[str]:
+        """Which of ``ids`` name a ``label`` node that is not ``user_id``'s."""
+        if not ids:
+            return []
+        rows = self._exec(self._q.get("foreign_ids", label=label),
+                          {"ids": ids, "userId": user_id})
+        return [str(r[0]) for r in rows]
 
     def chain_edges(self, user_id: str, ids: list[str]) -> list[Row]:
         if not ids:

@@ -63,6 +63,30 @@ class WritePlan:
 
 
 @dataclass(frozen=True, slots=True)
+class RelationPageQuery:
+    """Which relations a listing shows and in what order: visible at ``as_of`` as believed
+    at ``known_at`` (epoch ms), or with ``history`` every version recorded by ``known_at``;
+    ordered by (validFrom, recordedAt, id), newest first unless ``newest_first`` is False;
+    only those after ``after`` (the last row of the previous page), at most ``limit``."""
+
+    as_of: int | None
+    known_at: int
+    history: bool = False
+    newest_first: bool = True
+    after: tuple[int, int, str] | None = None
+    limit: int = 100
+
+    def params(self) -> Row:
+        after = self.after or (None, None, None)
+        return {"asOf": self.as_of, "knownAt": self.known_at, "history": self.history,
+                "afterValidFrom": after[0], "afterRecordedAt": after[1], "afterId": after[2],
+                "limit": self.limit}
+
+    def slots(self) -> dict[str, str]:
+        return {"dir": "DESC", "cmp": "<"} if self.newest_first else {"dir": "ASC", "cmp": ">"}
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     id: str
     score: float
@@ -179,10 +203,17 @@ class Store(Protocol):
     def relation_group(self, user_id: str, group_key: str) -> list[Row]: ...
 
     def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
-                  obj: str | None, as_of: int | None, known_at: int,
-                  include_expired: bool, limit: int) -> list[Row]: ...
+                  obj: str | None, page: RelationPageQuery) -> list[Row]:
+        """One page of the user's relations, filtered and ordered in the query."""
+
+    def entity_relations(self, user_id: str, entity_id: str,
+                         page: RelationPageQuery) -> list[Row]:
+        """One page of the relations an entity is the subject or object of."""
 
     def chain_edges(self, user_id: str, ids: list[str]) -> list[Row]: ...
+
+    def foreign_ids(self, label: str, user_id: str, ids: list[str]) -> list[str]:
+        """Which of ``ids`` name a ``label`` node that is not ``user_id``'s."""
 
     def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]: ...
 

@@ -2,7 +2,9 @@
 
 Layout: ``<root>/<name>.cypher`` holds the common text; ``<root>/<dialect>/<name>.cypher``
 overrides it for one backend where its dialect really differs. Values go in only as
-``$parameters``. The one template slot is ``{label}``, filled only from ``LABELS``.
+``$parameters``. Template slots (``{label}``, ``{dir}``...) are filled only from fixed sets.
+``{@name}`` includes ``<root>/fragments/<name>.cypher``: a condition several queries share
+(the time-visibility rule) is written once.
 A file may hold several statements separated by a line with a lone ``;`` (schema DDL).
 
 The root is ``graphmem/cypher`` inside the installed package (the top-level ``cypher/``
@@ -25,7 +27,8 @@ REQUIRED = (
     "set_props",
     "link", "expire_links",
     "nodes_by_ids", "recall_episodes", "recall_entities", "recall_relations",
-    "recall_abstractions", "relation_group", "relations", "chain_edges",
+    "recall_abstractions", "relation_group", "relations", "entity_relations", "chain_edges",
+    "foreign_ids",
     "entities_by_norm", "vector_search", "fulltext_search",
     "entity_degrees", "adjacent_relations", "episode_mentions", "evidence_of",
     "count_nodes", "count_relations_by_status", "bump_access",
@@ -38,6 +41,7 @@ EDGE_TYPES = ("SUBJECT_OF", "OBJECT", "EVIDENCED_BY", "MENTIONS", "SUPERSEDES",
 
 _SLOTS: dict[str, tuple[str, ...] | type[int]] = {
     "label": LABELS, "src": LABELS, "dst": LABELS, "edge": EDGE_TYPES, "dim": int,
+    "dir": ("ASC", "DESC"), "cmp": ("<", ">"),
     "text": ("content", "name", "statement", "conclusion"),
 }
 
@@ -71,7 +75,10 @@ class Queries:
         missing = [name for name in REQUIRED if name not in found]
         if missing:
             raise GraphMemError(f"missing queries for {self.dialect}: {', '.join(missing)}")
-        self._texts = {name: _strip_comments(text) for name, text in found.items()}
+        fragments = {path.stem: _strip_comments(path.read_text(encoding="utf-8")).strip()
+                     for path in sorted((self._root / "fragments").glob("*.cypher"))}
+        self._texts = {name: _include(_strip_comments(text), fragments)
+                       for name, text in found.items()}
         return self
 
     def get(self, name: str, **slots: str | int) -> str:
@@ -107,6 +114,21 @@ class Queries:
     @property
     def names(self) -> list[str]:
         return sorted(self._texts)
+
+
+def _include(text: str, fragments: dict[str, str], depth: int = 0) -> str:
+    """``text`` with every ``{@name}`` replaced by that fragment (fragments may include)."""
+    if "{@" not in text:
+        return text
+    if depth > 8:
+        raise GraphMemError("query fragments include each other in a loop")
+    for name, body in fragments.items():
+        text = text.replace("{@" + name + "}", body)
+    if "{@" in text:
+        unknown = text.split("{@", 1)[1].split("}", 1)[0]
+        if unknown not in fragments:
+            raise GraphMemError(f"unknown query fragment: {unknown}")
+    return _include(text, fragments, depth + 1)
 
 
 def _strip_comments(text: str) -> str:
