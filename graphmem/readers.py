@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from graphmem.errors import InvalidInputError
 from graphmem.inputs import check_chars, check_id
@@ -81,7 +82,7 @@ class Readers:
                            now=to_ms(self.service.clock()) or 0, history=include_history,
                            newest_first=newest_first, after=after, limit=limit)
         return {eid: fetch_page(self.store, user_id, query,
-                                lambda q, eid=eid: self.store.entity_relations(user_id, eid, q))
+                                partial(self.store.entity_relations, user_id, eid))
                 for eid in sorted(set(entity_ids))}
 
     # ------------------------------------------------------------------ listings
