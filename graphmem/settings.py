@@ -76,11 +76,18 @@ class Settings(BaseSettings):
     max_query_depth: int = 10
     max_aliases: int = 20
     max_query_tokens: int = 5000
+    #: what one operation may cost with fragments expanded: 1 per field, a list's fields
+    #: times its limit (10 when it has none); GraphiQL's introspection costs ~52k, a
+    #: 100-relation read with neighbours and evidence ~120k (see graphmem/api/_limits.py)
+    max_query_cost: int = Field(default=250_000, ge=1)
 
     # --- service
     host: str = "127.0.0.1"
     port: int = 8420
     api_keys: dict[str, list[str]] = Field(default_factory=dict)
     api_keys_file: Path | None = None
+    #: let ``graphmem serve`` listen beyond loopback with no API key (anyone reaching the
+    #: port reads and writes every user's memory)
+    insecure_no_auth: bool = False
     access_flush_s: float = 60.0
     access_flush_count: int = 100
