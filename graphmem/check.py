@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeGuard
 
 from graphmem.model import INSTANT_RANGE, MAX_MS, MIN_MS, MemoryStatus, to_ms
-from graphmem.store.base import EDGE_ENDS, VERSION_EDGES, Row, Store
+from graphmem.store.base import EDGE_ENDS, Row, Store
 from graphmem.store.queries import LABELS
 
 INSTANTS = ("createdAt", "occurredAt", "recordedAt", "validFrom", "validUntil", "expiredAt",
@@ -59,7 +59,7 @@ ENDS: dict[str, tuple[set[str], set[str]]] = {
     "DERIVED_FROM": ({"Abstraction"}, {"Relation", "Episode"}),
     # ... and chain abstraction versions too (an abstraction to an abstraction, see below)
     **{edge: ({"Relation", "Abstraction"}, {"Relation", "Abstraction"})
-       for edge in VERSION_EDGES},
+       for edge in ("SUPERSEDES", "DISPUTED")},
 }
 
 PAGE = 1000
