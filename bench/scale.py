@@ -1,8 +1,9 @@
 """Speed and scale: ingest throughput, warm recall latency, memory, vector-index recall.
 
 For each size N (``--quick``: 1k and 10k relations; full: also 100k) a fresh embedded store
-gets N relations for one user, plus three other users holding N/20 each (so every read has
-to stay inside its tenant). Relations are written through ``MemoryService.add_relations``
+gets N relations for one user, plus three smaller tenants beside it: N/20, N/100 and 20
+relations (so every read has to stay inside its tenant, and a small tenant's recall can be
+seen beside the big one's). Relations are written through ``MemoryService.add_relations``
 in batches of 500: mostly non-exclusive facts between a pool of named entities (a fifth of
 them about the user, who becomes a hub, as in a personal memory), and a few exclusive
 preferences that change over time (so supersession chains exist). Embedder: MiniLM (the
@@ -19,6 +20,13 @@ Measured per size:
 * vector index  that graphmem's vector search goes through ``db.idx.vector.queryNodes``
                 (the query plan), and its recall@10 / recall@40 against exact cosine over
                 the tenant's vectors, for the big tenant and for a small one;
+* every tenant  recall p50/p95 over its own questions, and its vector search beside the
+                big tenant: the share of its questions (and of 12 general questions such as
+                "Anything regarding pets?") that get any vector hit, and recall@10 against
+                exact cosine over its own relations;
+* layout        ``--layout tenant`` (default: one graph per user, as the store is now),
+                ``shared`` (every user in one graph with a shared vector index, as before
+                tenant graphs; emulated here) or ``both``;
 * peer          graphiti-core 0.28.2 over the same relations (same texts, same vectors, same
                 ``valid_at``), searched with ``EDGE_HYBRID_SEARCH_RRF`` (full text + a cosine
                 scan over every fact) with the same queries; latency ratio in the same run.
@@ -28,6 +36,7 @@ Examples::
     python bench/scale.py --quick                 # 1k and 10k
     python bench/scale.py                         # 1k, 10k and 100k (long: see stderr)
     python bench/scale.py --sizes 5000 --embedder hashing --no-peer
+    python bench/scale.py --quick --embedder hashing --no-peer --layout both
 """
 
 from __future__ import annotations
@@ -71,7 +80,21 @@ from graphmem.store.falkor import FalkorStore  # noqa: E402
 
 BATCH = 500
 MAIN_USER = "main"
-OTHER_USERS = ("tenant1", "tenant2", "tenant3")
+OTHER_USERS = ("tenant1", "tenant2", "tiny")
+
+
+def tenant_sizes(n: int) -> dict[str, int]:
+    """The tenants beside the big one, by size: N/20, N/100 and 20 relations."""
+    return {"tenant1": max(100, n // 20), "tenant2": max(50, n // 100), "tiny": 20}
+
+
+# Questions that name nothing in particular: every tenant's vector search should find
+# something for them (beside a big tenant in a shared index, a small one got nothing).
+GENERAL_QUESTIONS = (
+    "Anything regarding pets?", "What happened recently?", "Tell me about work.",
+    "Any travel plans?", "What do I like?", "Who are my friends?", "What did I buy?",
+    "Anything about food?", "What am I learning?", "Which places did I visit?",
+    "What should I remember?", "Any news?")
 
 WORDS_A = ("amber", "quiet", "rapid", "silver", "northern", "hidden", "golden", "crimson",
            "gentle", "ancient", "bright", "frozen", "wild", "hollow", "iron", "lucky",
@@ -213,6 +236,31 @@ def reset_peak_rss() -> bool:
         return False
 
 
+class SharedGraphStore(FalkorStore):
+    """The layout before tenant graphs: every user's nodes in one graph (``graphmem``),
+    one vector index for all, each user's share kept by a ``userId`` filter."""
+
+    def _tenant_for_read(self, user_id: str) -> Any:
+        if self._graph_name not in self._ready:
+            return None
+        return self._handle(self._graph_name)
+
+    def _tenant_for_write(self, user_id: str) -> str:
+        if self._graph_name not in self._ready:
+            self._create_indexes(self._handle(self._graph_name))
+            self._ready.add(self._graph_name)
+        return self._graph_name
+
+    def _migrate(self) -> None:  # this layout is the one written
+        pass
+
+
+def graph_of(store: FalkorStore, user: str) -> Any:
+    graph = store._tenant_for_read(user)
+    assert graph is not None, user
+    return graph
+
+
 # --------------------------------------------------------------------------- one size
 
 
@@ -274,8 +322,35 @@ def index_recall(store: FalkorStore, embedder: Embedder, user: str, qs: list[str
 
 def vector_plan(store: FalkorStore) -> str:
     text = store._q.get("vector_search", label="Relation")
-    plan = store._graph.explain(text, {"k": 10, "vector": [0.0] * 384, "userId": "x"})
+    plan = graph_of(store, MAIN_USER).explain(
+        text, {"k": 10, "fetch": 64, "vector": [0.0] * 384, "userId": MAIN_USER})
     return str(plan).strip()
+
+
+def tenant_vector(store: FalkorStore, embedder: Embedder, user: str, qs: list[str],
+                  k: int = 10) -> dict[str, Any]:
+    """How a tenant's vector search fares: questions with any hit, recall@k vs exact."""
+    exact_q = ("MATCH (n:Relation {userId: $userId}) "
+               "WITH n, vec.cosineDistance(n.embedding, vecf32($vector)) AS d "
+               "RETURN n.id ORDER BY d ASC, n.id LIMIT $k")
+    out: dict[str, Any] = {}
+    for name, questions_ in (("own", qs), ("general", list(GENERAL_QUESTIONS))):
+        with_hits = found = total = 0
+        ms: list[float] = []
+        for q in questions_:
+            vec = embedder.embed_one(q)
+            t0 = time.perf_counter()
+            got = {h.id for h in store.vector_search("Relation", user, vec, k)}
+            ms.append((time.perf_counter() - t0) * 1000)
+            want = {r[0] for r in store._query(exact_q, {"userId": user, "vector": vec,
+                                                         "k": k})}
+            with_hits += bool(got)
+            found += len(got & want)
+            total += len(want)
+        out[name] = {"questions": len(questions_), "hit_rate": ratio(with_hits, len(questions_)),
+                     f"recall@{k}": ratio(found, total),
+                     "vector_p50_ms": latency_summary(ms)["p50_ms"]}
+    return out
 
 
 def read_back(store: FalkorStore, user: str) -> tuple[list[peer.PeerNode], list[peer.PeerEdge],
@@ -286,8 +361,9 @@ def read_back(store: FalkorStore, user: str) -> tuple[list[peer.PeerNode], list[
     page = 2000
     skip = 0
     while True:
-        rows = store._query("MATCH (n:Entity {userId: $u}) RETURN n.id, n.name, n.embedding "
-                            "ORDER BY n.id SKIP $s LIMIT $l", {"u": user, "s": skip, "l": page})
+        rows = store._query("MATCH (n:Entity {userId: $userId}) RETURN n.id, n.name, "
+                            "n.embedding ORDER BY n.id SKIP $s LIMIT $l",
+                            {"userId": user, "s": skip, "l": page})
         for eid, name, vec in rows:
             nodes.append(peer.PeerNode(eid, name, user))
             vectors[eid] = vec
@@ -298,10 +374,10 @@ def read_back(store: FalkorStore, user: str) -> tuple[list[peer.PeerNode], list[
     skip = 0
     while True:
         rows = store._query(
-            "MATCH (n:Relation {userId: $u}) WHERE n.expiredAt IS NULL "
+            "MATCH (n:Relation {userId: $userId}) WHERE n.expiredAt IS NULL "
             "RETURN n.id, n.subjectId, n.objectId, n.predicate, n.statement, n.validFrom, "
             "n.validUntil, n.recordedAt, n.embedding ORDER BY n.id SKIP $s LIMIT $l",
-            {"u": user, "s": skip, "l": page})
+            {"userId": user, "s": skip, "l": page})
         for rid, sid, oid, pred, stmt, vf, vu, rec, vec in rows:
             edges.append(peer.PeerEdge(
                 key=rid, group=user, source=sid, target=oid,
@@ -321,14 +397,19 @@ def _dt(ms: int) -> datetime:
 
 def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
              persist: Callable[[dict[str, Any]], None],
-             earlier: dict[int, dict[str, Any]]) -> dict[str, Any]:
+             earlier: dict[int, dict[str, Any]], layout: str = "tenant") -> dict[str, Any]:
     rng = random.Random(args.seed * 1_000_003 + n)
     t_size = time.perf_counter()
     main_rels = generate(rng, n, "Dana Whitfield")
-    others = {u: generate(rng, max(100, n // 20), f"{u.title()} Owner") for u in OTHER_USERS}
+    owners = {u: f"{u.title()} Owner" for u in OTHER_USERS}
+    others = {u: generate(rng, size, owners[u]) for u, size in tenant_sizes(n).items()}
     qs = questions(rng, main_rels, args.queries, "Dana Whitfield")
     small_qs = questions(rng, others[OTHER_USERS[0]], args.queries, f"{OTHER_USERS[0].title()}")
-    res: dict[str, Any] = {"relations": n, "other_users": {u: len(r) for u, r in others.items()},
+    tenant_qs = {MAIN_USER: qs[:args.tenant_queries],
+                 **{u: questions(rng, r, args.tenant_queries, owners[u])
+                    for u, r in others.items()}}
+    res: dict[str, Any] = {"layout": layout, "relations": n,
+                           "other_users": {u: len(r) for u, r in others.items()},
                            "queries": len(qs)}
     # The service gets the embedder the way bootstrap wires it (an LRU cache in front of the
     # model, so a batch's texts are embedded ahead in one call); the model itself is timed.
@@ -336,7 +417,7 @@ def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
     service_embedder = CachedEmbedder(timed_embedder,  # type: ignore[arg-type]
                                       max_entries=Settings().embedding_cache)
     with tempfile.TemporaryDirectory(prefix=f"graphmem-scale-{n}-") as tmp:
-        store = FalkorStore(Path(tmp))
+        store = (SharedGraphStore if layout == "shared" else FalkorStore)(Path(tmp))
         timed_store = Timed(store)
         settings = Settings(data_dir=Path(tmp), embedder=args.embedder)
         svc = MemoryService(settings, timed_store, service_embedder)  # type: ignore[arg-type]
@@ -403,6 +484,19 @@ def run_size(n: int, args: argparse.Namespace, embedder: Embedder,
                     **index_recall(store, embedder, OTHER_USERS[0], small_qs,
                                    args.recall_sample)},
             }
+            log(f"  [{n}] every tenant ...")
+            res["tenants"] = {}
+            for user in (MAIN_USER, *OTHER_USERS):
+                took = time_recalls(svc, user, tenant_qs[user], args.warmup, None)
+                res["tenants"][user] = {
+                    "relations": n if user == MAIN_USER else len(others[user]),
+                    "recall": latency_summary(took),
+                    "vector": tenant_vector(store, embedder, user, tenant_qs[user])}
+                t = res["tenants"][user]
+                log(f"  [{n}] {user}: recall p50 {t['recall']['p50_ms']} ms, p95 "
+                    f"{t['recall']['p95_ms']} ms; vector hit rate own "
+                    f"{t['vector']['own']['hit_rate']}, general "
+                    f"{t['vector']['general']['hit_rate']}")
             res["memory"] = {
                 "process_peak_rss_mb": mb(proc_status_kb(_self_pid(), "VmHWM")),
                 "falkordb_server_rss_mb": mb(proc_status_kb(pid, "VmRSS")) if pid else None,
@@ -567,6 +661,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-timeout", type=float, default=0.0,
                     help="FalkorDB TIMEOUT_DEFAULT (s) for the peer's server; 0: none (the "
                          "setting did not stop graphiti's slow full-text queries here)")
+    ap.add_argument("--layout", choices=("tenant", "shared", "both"), default="tenant",
+                    help="one graph per user (the store's), one shared graph (the layout "
+                         "before it, emulated), or both in turn")
+    ap.add_argument("--tenant-queries", type=int, default=30,
+                    help="questions per tenant for the every-tenant recall and vector figures")
     ap.add_argument("--json", type=Path, default=RESULTS / "scale.json",
                     help="where to write the JSON (default: bench/results/scale.json)")
     args = ap.parse_args(argv)
@@ -582,22 +681,32 @@ def main(argv: list[str] | None = None) -> int:
     report["config"] = {"sizes": sizes, "embedder": args.embedder, "batch": BATCH,
                         "queries": args.queries, "warmup": args.warmup,
                         "other_users": list(OTHER_USERS), "seed": args.seed,
+                        "layout": args.layout, "tenant_queries": args.tenant_queries,
                         "quick": args.quick, "peer": not args.no_peer,
                         "peer_budget_s": args.peer_budget,
                         "peer_query_timeout_s": args.peer_timeout}
     ok, info = peer.load()
     if not ok and not args.no_peer:
         log(f"graphiti-core peer skipped: {info}")
-    report["sizes"] = {}
-    for n in sizes:
-        log(f"size {n} ...")
-        def persist(partial: dict[str, Any], key: str = str(n)) -> None:
-            report["sizes"][key] = partial
-            write_json(args.json, report)
+    layouts = ["tenant", "shared"] if args.layout == "both" else [args.layout]
+    for layout in layouts:
+        # the first layout's results are "sizes"; the shared one's beside it, peer-less
+        key = "sizes" if layout == layouts[0] else f"{layout}_sizes"
+        results: dict[str, Any] = report.setdefault(key, {})
+        run_args = argparse.Namespace(**{**vars(args),
+                                         "no_peer": args.no_peer or layout == "shared"})
+        for n in sizes:
+            log(f"size {n} ({layout} layout) ...")
 
-        report["sizes"][str(n)] = run_size(
-            n, args, embedder, persist, {int(k): v for k, v in report["sizes"].items()})
-        write_json(args.json, report)  # keep what is done if a later size is stopped
+            def persist(partial: dict[str, Any], key: str = str(n),
+                        results: dict[str, Any] = results) -> None:
+                results[key] = partial
+                write_json(args.json, report)
+
+            results[str(n)] = run_size(
+                n, run_args, embedder, persist, {int(k): v for k, v in results.items()},
+                layout)
+            write_json(args.json, report)  # keep what is done if a later size is stopped
     print(render(report))
     write_json(args.json, report)
     return 0
@@ -611,9 +720,10 @@ def _p50_p95(s: dict[str, Any]) -> str:
 
 def render(report: dict[str, Any]) -> str:
     cfg = report["config"]
-    lines = [f"scale: embedded store, embedder {cfg['embedder']}, batches of {cfg['batch']}, "
+    lines = [f"scale: embedded store ({next(iter(report['sizes'].values()))['layout']} "
+             f"layout), embedder {cfg['embedder']}, batches of {cfg['batch']}, "
              f"{cfg['queries']} warm queries (+{cfg['warmup']} warm-up), 3 other tenants "
-             f"with N/20 each", ""]
+             f"with N/20, N/100 and 20 relations", ""]
     head = ["N", "ingest rel/s", "embed share", "recall p50/p95 ms (default)",
             "recall p50/p95 ms (relations)", "graphiti p50/p95 ms",
             "graphiti p50 cosine-only / bm25-only", "ratio p50 rel/hybrid, rel/cosine",
@@ -649,6 +759,8 @@ def render(report: dict[str, Any]) -> str:
                       v["small_tenant"]["recall@40"], v["big_tenant"]["index_p50_ms@10"],
                       v["big_tenant"]["exact_scan_p50_ms@10"], r["count_relations_ms"], top])
     lines.append(table(head2, rows2))
+    lines.append("")
+    lines.append(render_tenants(report))
     skipped = [r.get("graphiti", {}).get("reason") for r in report["sizes"].values()
                if r.get("graphiti", {}).get("skipped")]
     if skipped:
@@ -658,6 +770,24 @@ def render(report: dict[str, Any]) -> str:
         lines.append("")
         lines.append("graphiti-core peer skipped: --no-peer")
     return "\n".join(lines)
+
+
+def render_tenants(report: dict[str, Any]) -> str:
+    """Every tenant of every size and layout: recall latency and vector hits."""
+    head = ["layout", "N", "tenant", "relations", "recall p50/p95 ms",
+            "vector hit rate own / general", "vector recall@10 own / general",
+            "vector p50 ms"]
+    rows = []
+    for key in [k for k in report if k == "sizes" or k.endswith("_sizes")]:
+        for n, r in report[key].items():
+            for user, t in (r.get("tenants") or {}).items():
+                v = t["vector"]
+                rows.append([r.get("layout", "tenant"), n, user, t["relations"],
+                             f"{t['recall']['p50_ms']} / {t['recall']['p95_ms']}",
+                             f"{v['own']['hit_rate']} / {v['general']['hit_rate']}",
+                             f"{v['own']['recall@10']} / {v['general']['recall@10']}",
+                             v["own"]["vector_p50_ms"]])
+    return table(head, rows)
 
 
 if __name__ == "__main__":

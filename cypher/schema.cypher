@@ -1,4 +1,6 @@
 // Idempotent schema bootstrap for Neo4j 5 (native indexes). One statement per block.
+// The userId indexes serve every per-user read, the exact vector search of a small
+// tenant (vector_exact) among them.
 CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (n:Episode) REQUIRE n.id IS UNIQUE
 ;
 CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE
@@ -10,6 +12,14 @@ CREATE CONSTRAINT abstraction_id IF NOT EXISTS FOR (n:Abstraction) REQUIRE n.id 
 CREATE INDEX relation_group IF NOT EXISTS FOR (n:Relation) ON (n.userId, n.groupKey)
 ;
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.userId, n.normName)
+;
+CREATE INDEX episode_user IF NOT EXISTS FOR (n:Episode) ON (n.userId)
+;
+CREATE INDEX entity_user IF NOT EXISTS FOR (n:Entity) ON (n.userId)
+;
+CREATE INDEX relation_user IF NOT EXISTS FOR (n:Relation) ON (n.userId)
+;
+CREATE INDEX abstraction_user IF NOT EXISTS FOR (n:Abstraction) ON (n.userId)
 ;
 CREATE VECTOR INDEX Episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
 ;

@@ -170,6 +170,24 @@ def test_the_big_tenant_still_gets_its_nearest(world: World) -> None:
     assert not set(world.small_vectors) & {h.id for h in hits}
 
 
+def test_the_index_path_asks_past_any_fixed_cap(bolt_world: World,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the exact-scan limit the neo4j store asks the shared index for more (doubling)
+    until it has k of the user's nodes or the index has no more: even a tenant whose nodes
+    all rank below the old cap of 2,000 gets them."""
+    from graphmem.store import neo4j as neo4j_store
+
+    store = bolt_world.store
+    monkeypatch.setattr(neo4j_store, "EXACT_SCAN_MAX", 5)  # the small tenant is "big" now
+    monkeypatch.setattr(store, "_sizes", {})
+    monkeypatch.setattr(store, "_indexed", set())
+    monkeypatch.setattr(store, "_fetch", {})
+    hits = store.vector_search("Episode", SMALL, bolt_world.embedder.embed_one(QUESTION), 10)
+    assert ("Episode", SMALL) in store._indexed
+    assert store._fetch[("Episode", SMALL)] > VECTOR_FETCH_MAX
+    assert set(bolt_world.pets) <= {h.id for h in hits[:2]}
+
+
 def test_recall_for_the_small_tenant_returns_its_pet_episodes(world: World) -> None:
     res = world.service.recall(RecallIn(user_id=SMALL, query=QUESTION, limit=5))
     found = {it.id: it for it in res.items}
@@ -251,6 +269,43 @@ def test_each_user_has_a_graph_and_reads_make_none(embedded_world: World) -> Non
                                limit=5) == (0, [])
     assert store._graph_names() == before
     assert {SMALL, BIG} <= set(store.user_ids())
+
+
+def test_a_read_during_a_users_first_write_waits_for_the_graph(
+        embedded_world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph exists on the server from its first index on; a read arriving while the
+    first write is still making the rest must wait for it, not query a half-made graph."""
+    import threading
+
+    store = embedded_world.store
+    made_one, go_on = threading.Event(), threading.Event()
+    make_all = store._create_indexes
+
+    def make_slowly(graph: Any) -> None:
+        graph.query(store._q.statements("schema", dim=DIM)[0])  # the graph exists now
+        made_one.set()
+        go_on.wait(10)
+        make_all(graph)
+
+    monkeypatch.setattr(store, "_create_indexes", make_slowly)
+    writer = threading.Thread(target=store._tenant_for_write, args=("racer",))
+    writer.start()
+    assert made_one.wait(10)
+    result: dict[str, Any] = {}
+
+    def read() -> None:
+        try:
+            result["hits"] = store.vector_search("Relation", "racer", [0.1] * DIM, 5)
+        except Exception as e:  # noqa: BLE001 - the assertion shows it
+            result["error"] = e
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(0.5)
+    go_on.set()
+    writer.join(10)
+    reader.join(10)
+    assert result == {"hits": []}
 
 
 def test_a_query_without_a_user_cannot_run(embedded_world: World) -> None:

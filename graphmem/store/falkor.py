@@ -183,10 +183,14 @@ class FalkorStore(CypherReads):
         """The user's graph, or None when the user has none (nothing is made)."""
         name = tenant_graph(self._graph_name, user_id)
         if name not in self._exists:
-            # Asked of the server, not only of the cache: a read always reaches the store.
-            if not self._server(lambda db: db.connection.exists(name)):
-                return None
-            self._exists.add(name)
+            # A first write makes the graph holding the lock, and the graph is on the
+            # server from its first index on: wait for it rather than read it half made.
+            with self._lock:
+                if name not in self._exists:
+                    # Asked of the server, not only of the cache: a read always reaches it.
+                    if not self._server(lambda db: db.connection.exists(name)):
+                        return None
+                    self._exists.add(name)
         return self._handle(name)
 
     def _tenant_for_write(self, user_id: str) -> str:
