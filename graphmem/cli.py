@@ -241,6 +241,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reflect(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    with open_service(settings) as service:
+        result = service.reflect(args.user)
+        current = service.abstractions(args.user)
+    if args.json:
+        print(json.dumps({"changed": to_jsonable(result.changed),
+                          "abstractions": to_jsonable(current)}, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{len(result.written)} new or re-versioned, {len(result.closed)} closed, "
+          f"{len(current)} current ({result.patterns} patterns looked at)")
+    for a in current:
+        conditions = f" [{'; '.join(a.conditions)}]" if a.conditions else ""
+        print(f"- {a.conclusion}{conditions}  (confidence {a.confidence:.2f}, v{a.version}, "
+              f"{a.status.value}, {len(a.source_ids)} sources, {a.id})")
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     import time
 
@@ -406,6 +424,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _store_options(p)
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("reflect", help="draw abstractions from a user's relations",
+                       description="Find repeated evidence in the user's current relations "
+                                   "and write or re-version abstractions (conclusion, "
+                                   "conditions, confidence, sources); prints the current ones.")
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    _store_options(p)
+    p.set_defaults(func=cmd_reflect)
 
     sub.add_parser("demo", help="load a demo history into a fresh data dir and ask it "
                                 "temporal questions ('graphmem demo --help')", add_help=False)

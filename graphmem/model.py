@@ -204,7 +204,13 @@ class Relation(_Node):
 
 
 class Abstraction(_Node):
-    """A conclusion drawn from several relations/episodes. Never raw text."""
+    """A conclusion drawn from several relations/episodes. Never raw text.
+
+    One version of a line of conclusions (``lineage``): new evidence writes the next
+    version, which supersedes this one. ``valid_from``/``valid_until``: when its evidence
+    held in the world; ``recorded_at``/``expired_at``: when graphmem held it as current.
+    ``status`` is as of the read's ``knownAt``.
+    """
 
     conclusion: str
     conditions: list[str] = Field(default_factory=list)
@@ -212,6 +218,15 @@ class Abstraction(_Node):
     version: int = 1
     status: MemoryStatus = MemoryStatus.ACTIVE
     source_ids: list[str] = Field(default_factory=list)
+    kind: str = "pattern"
+    lineage: str = ""
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    recorded_at: datetime | None = None
+    expired_at: datetime | None = None
+    forgotten_at: datetime | None = None
+    supersedes_ids: list[str] = Field(default_factory=list)
+    disputes_ids: list[str] = Field(default_factory=list)
     embedding_model: str | None = None
     schema_version: str = SCHEMA_VERSION
 

@@ -32,6 +32,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from graphmem._abstractions import status_at as abstraction_status
+from graphmem._abstractions import visible as abstraction_visible
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
@@ -163,6 +165,9 @@ class Recaller:
         conflicts = self._conflicts(q.user_id, chosen, as_of if as_of is not None
                                     else to_ms(now) or 0, known_at,
                                     window if as_of is None else None, current=current)
+        conflicts += self._abstraction_conflicts(q.user_id, chosen, c.rows, as_of
+                                                 if as_of is not None else to_ms(now) or 0,
+                                                 known_at)
         if self.tracker is not None:
             at = to_ms(now) or 0
             for label in {LABEL[i.kind] for i in chosen}:
@@ -409,17 +414,29 @@ class Recaller:
             if row.get("summary"):
                 text += f": {row['summary']}"
             return RecallItem(kind, row["id"], text, 0.0, scores)
-        status = MemoryStatus(row.get("status") or "ACTIVE")
-        if status is MemoryStatus.SUPERSEDED and not q.include_history:
+        # an abstraction version: the same two time axes as a relation
+        if not abstraction_visible(row, as_of if as_of is not None else now_ms, known_at,
+                                   history=q.include_history):
             return None
         return RecallItem(kind, row["id"], row.get("conclusion", ""), 0.0, scores,
-                          status=status)
+                          valid_from=from_ms(row.get("validFrom")),
+                          status=abstraction_status(row, known_at))
 
     def _provenance(self, user_id: str, items: list[RecallItem], rows: dict[str, Row]) -> None:
         ep_ids: set[str] = set()
         for i in items:
             if i.kind is MemoryKind.RELATION:
                 ep_ids.update(rows[i.id].get("episodeIds") or [])
+        # an abstraction's sources are the relations it was drawn from
+        derived = sorted({s for i in items if i.kind is MemoryKind.ABSTRACTION
+                          for s in rows[i.id].get("sourceIds") or []})
+        sources = {r["id"]: r for r in self.store.nodes("Relation", user_id, derived)}
+        for i in items:
+            if i.kind is MemoryKind.ABSTRACTION:
+                found = [sources[s] for s in rows[i.id].get("sourceIds") or [] if s in sources]
+                found.sort(key=lambda r: (r.get("validFrom") or 0, r["id"]))
+                i.sources = [Source(r["id"], next(iter(r.get("sourceRefs") or []), None),
+                                    from_ms(r.get("validFrom"))) for r in found]
         episodes = {r["id"]: r for r in self.store.nodes("Episode", user_id, sorted(ep_ids))}
         for i in items:
             if i.kind is MemoryKind.EPISODE:
@@ -433,6 +450,27 @@ class Recaller:
                 if not i.sources:
                     i.sources = [Source(i.id, ref, None)
                                  for ref in rows[i.id].get("sourceRefs") or []]
+
+    def _abstraction_conflicts(self, user_id: str, items: list[RecallItem],
+                               rows: dict[str, Row], at: int,
+                               known_at: int) -> list[Conflict]:
+        """DISPUTED abstraction versions found, each with the versions it disputes (drawn
+        from disputed evidence: neither conclusion is settled)."""
+        disputed = [i for i in items if i.kind is MemoryKind.ABSTRACTION
+                    and i.status is MemoryStatus.DISPUTED]
+        others = sorted({o for i in disputed for o in rows[i.id].get("disputes") or []})
+        found = {r["id"]: r for r in self.store.recall_rows("Abstraction", user_id, others)}
+        pairs: dict[tuple[str, str], Conflict] = {}
+        for i in disputed:
+            for o in rows[i.id].get("disputes") or []:
+                other = found.get(o)
+                if other is None or not abstraction_visible(other, at, known_at):
+                    continue
+                pair = (min(i.id, o), max(i.id, o))
+                pairs.setdefault(pair, Conflict(ids=list(pair), warning=(
+                    f"Conflicting conclusions: {i.text!r} and {other.get('conclusion')!r} "
+                    f"rest on disputed evidence; ask to clarify")))
+        return [pairs[p] for p in sorted(pairs)]
 
     def _conflicts(self, user_id: str, items: list[RecallItem], at: int, known_at: int,
                    window: TimeWindow | None, *, current: bool) -> list[Conflict]:

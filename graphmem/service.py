@@ -25,6 +25,7 @@ from graphmem.model import (
     MAX_INSTANT,
     MIN_INSTANT,
     SCHEMA_VERSION,
+    Abstraction,
     Entity,
     EntityResolution,
     Episode,
@@ -38,6 +39,7 @@ from graphmem.model import (
     utcnow,
 )
 from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResult
+from graphmem.reflect import Reflector, ReflectResult, ReflectScheduler
 from graphmem.relations import (
     RelationPage,
     Statement,
@@ -67,6 +69,12 @@ class Stats:
     by_status: dict[str, int] = field(default_factory=dict)
     embedding_models: list[str] = field(default_factory=list)
     mixed_models_warning: str | None = None
+    #: why a reflect would change the user's abstractions now (None: it would not)
+    reflection_reason: str | None = None
+
+    @property
+    def reflection_due(self) -> bool:
+        return self.reflection_reason is not None
 
 
 @dataclass(slots=True)
@@ -102,6 +110,8 @@ class MemoryService:
                          graph_prior=settings.graph_prior)
         self._recaller = Recaller(store, embedder.embed_one, self.access, tuning=tuning)
         self._write_lock = threading.RLock()
+        self.reflector = Reflector(store, embedder, settings, clock, self.apply)
+        self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -110,6 +120,8 @@ class MemoryService:
 
     def close(self) -> None:
         try:
+            self.reflections.close()
+            self.reflector.close()
             self.access.flush()
         finally:
             self.store.close()
@@ -268,6 +280,8 @@ class MemoryService:
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else []
             self.apply(plan)
+        # counted after the write, reflected in the background: never in this request
+        self.reflections.note(user_id, len(fresh))
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
 
@@ -473,6 +487,26 @@ class MemoryService:
             self.apply(plan)
         return True
 
+    # ------------------------------------------------------------------ abstractions
+
+    def reflect(self, user_id: str) -> ReflectResult:
+        """Draw or re-version the user's abstractions from their current relations."""
+        user_id = self._existing_user(user_id)
+        return self.reflector.reflect(user_id)
+
+    def _reflect_in_background(self, user_id: str) -> None:
+        self.reflector.reflect(user_id)
+
+    def abstractions(self, user_id: str, *, as_of: datetime | None = None,
+                     known_at: datetime | None = None,
+                     include_history: bool = False) -> list[Abstraction]:
+        """The user's abstractions valid at ``as_of`` as believed at ``known_at`` (both
+        default to now); with ``include_history`` every version."""
+        user_id = self._existing_user(user_id)
+        as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
+        return self.reflector.abstractions(user_id, as_of=as_of, known_at=known_at,
+                                           include_history=include_history)
+
     # ------------------------------------------------------------------ stats
 
     def stats(self, user_id: str) -> Stats:
@@ -489,7 +523,13 @@ class MemoryService:
                      abstractions=counts["Abstraction"][0],
                      forgotten=sum(c[1] for c in counts.values()),
                      by_status=self.store.relation_status_counts(user_id),
-                     embedding_models=models, mixed_models_warning=warning)
+                     embedding_models=models, mixed_models_warning=warning,
+                     reflection_reason=self._reflection_reason(user_id))
+
+    def _reflection_reason(self, user_id: str) -> str | None:
+        if self.reflections.queued(user_id):
+            return "a background reflect is queued"
+        return self.reflector.due(user_id)
 
     def _embedding_models(self, user_id: str) -> list[str]:
         models: set[str] = set()

@@ -68,6 +68,15 @@ class Settings(BaseSettings):
     #: question names (0: off)
     graph_prior: float = Field(default=0.0, ge=0.0, le=1.0)
 
+    # --- reflection (abstractions)
+    #: independent sources (distinct episodes, or relations of distinct episodes) a pattern
+    #: needs before it becomes an abstraction
+    reflect_min_sources: int = Field(default=2, ge=2, le=1000)
+    #: the confidence it needs (from its sources' confidences and how many there are)
+    reflect_min_confidence: float = Field(default=0.6, ge=0.0, le=1.0)
+    #: reflect a user in the background after this many new episodes (0: never)
+    reflect_every: int = Field(default=10, ge=0)
+
     # --- limits
     max_content_chars: int = 20000
     max_name_chars: int = 500

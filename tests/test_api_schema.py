@@ -51,8 +51,9 @@ def test_contract_names() -> None:
                   "forget(userId: ID!, id: ID!): Boolean!",
                   "restore(userId: ID!, id: ID!): Boolean!"):
         assert field in mutation
-    # "(later)": arrives with the abstraction work, no stubs before.
-    assert "abstractions(" not in query and "reflect(" not in mutation
+    assert "abstractions(userId: ID!, asOf: DateTime = null, knownAt: DateTime = null, " \
+           "includeHistory: Boolean! = false): [Abstraction!]!" in query
+    assert "reflect(userId: ID!): [Abstraction!]!" in mutation
     for name, fields in {
         "EpisodeInput": ["userId: ID!", "sessionId: ID", "occurredAt: DateTime!",
                          "content: String", "messages: [MessageInput!]", "source: String",

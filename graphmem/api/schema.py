@@ -106,6 +106,18 @@ class Query:
         rels = await ctx.run(ctx.service.history, str(user_id), str(relation_id))
         return [Relation.from_model(r) for r in rels]
 
+    @strawberry.field(description="Abstractions valid at asOf as believed at knownAt (both "
+                                  "default to now), most confident first; with "
+                                  "includeHistory every version, each line oldest first.")
+    async def abstractions(self, info: Info, user_id: strawberry.ID,
+                           as_of: datetime | None = None, known_at: datetime | None = None,
+                           include_history: bool = False) -> list[Abstraction]:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        found = await ctx.run(ctx.service.abstractions, str(user_id), as_of=as_of,
+                              known_at=known_at, include_history=include_history)
+        return [Abstraction.from_model(a) for a in found]
+
     @strawberry.field(description="What a user's memory holds.")
     async def stats(self, info: Info, user_id: strawberry.ID) -> Stats:
         ctx = info.context
@@ -180,6 +192,15 @@ class Mutation:
         ctx = info.context
         ctx.authorize(str(user_id))
         return await ctx.run(ctx.service.forget, str(user_id), str(id))
+
+    @strawberry.mutation(description="Draw abstractions from the user's current relations; "
+                                     "returns the new or re-versioned ones (and those whose "
+                                     "evidence no longer holds, closed).")
+    async def reflect(self, info: Info, user_id: strawberry.ID) -> list[Abstraction]:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        result = await ctx.run(ctx.service.reflect, str(user_id))
+        return [Abstraction.from_model(a) for a in result.changed]
 
     @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "
                                      "forgotten.")

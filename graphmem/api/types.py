@@ -235,7 +235,8 @@ async def _entity(info: Info, user_id: str, entity_id: str) -> Entity | None:
     return Entity.from_model(found) if found is not None else None
 
 
-@strawberry.type(description="A conclusion drawn from several relations and episodes.")
+@strawberry.type(description="A conclusion drawn from several relations and episodes: one "
+                               "version of it (new evidence writes the next version).")
 class Abstraction:
     id: strawberry.ID
     conclusion: str
@@ -244,14 +245,29 @@ class Abstraction:
     version: int
     status: MemoryStatus
     created_at: datetime
-    sources: list[MemoryRef]
+    sources: list[MemoryRef] = strawberry.field(
+        description="the relations it was drawn from (DERIVED_FROM)")
+    kind: str = strawberry.field(description="preference, taste, rule or habit")
+    valid_from: datetime | None = strawberry.field(
+        description="when its evidence held in the world")
+    valid_until: datetime | None = strawberry.field(
+        description="when a later version replaced it, as believed at knownAt")
+    recorded_at: datetime | None
+    expired_at: datetime | None
+    supersedes: list[MemoryRef] = strawberry.field(description="the versions it replaced")
+    disputes: list[MemoryRef] = strawberry.field(
+        description="versions drawn from evidence that disagrees with its own")
 
     @classmethod
     def from_model(cls, m: model.Abstraction) -> Abstraction:
         return cls(id=strawberry.ID(m.id), conclusion=m.conclusion,
                    conditions=list(m.conditions), confidence=m.confidence, version=m.version,
                    status=MemoryStatus.from_model(m.status), created_at=m.created_at,
-                   sources=[MemoryRef.of(i) for i in m.source_ids])
+                   sources=[MemoryRef.of(i) for i in m.source_ids], kind=m.kind,
+                   valid_from=m.valid_from, valid_until=m.valid_until,
+                   recorded_at=m.recorded_at, expired_at=m.expired_at,
+                   supersedes=[MemoryRef.of(i) for i in m.supersedes_ids],
+                   disputes=[MemoryRef.of(i) for i in m.disputes_ids])
 
 
 # --------------------------------------------------------------------------- recall
@@ -402,6 +418,9 @@ class Stats:
         description="current (not expired, not forgotten) relations per status")
     embedding_models: list[str]
     mixed_models_warning: str | None
+    reflection_due: bool = strawberry.field(
+        description="whether reflect would now add, re-version or close abstractions")
+    reflection_reason: str | None = strawberry.field(description="why reflection is due")
 
     @classmethod
     def from_model(cls, s: StatsModel) -> Stats:
@@ -411,7 +430,8 @@ class Stats:
                               for k, v in sorted(s.by_status.items())
                               if k in MemoryStatus.__members__],
                    embedding_models=list(s.embedding_models),
-                   mixed_models_warning=s.mixed_models_warning)
+                   mixed_models_warning=s.mixed_models_warning,
+                   reflection_due=s.reflection_due, reflection_reason=s.reflection_reason)
 
 
 @strawberry.type

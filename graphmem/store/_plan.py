@@ -25,7 +25,8 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
     steps: list[Step] = []
     for name, nodes in (("upsert_episodes", plan.episodes),
                         ("upsert_entities", plan.entities),
-                        ("upsert_relations", plan.relations)):
+                        ("upsert_relations", plan.relations),
+                        ("upsert_abstractions", plan.abstractions)):
         if nodes:
             steps.append((queries.get(name), {"rows": [
                 {"id": n.id, "props": n.props, "embedding": n.embedding} for n in nodes]}))
@@ -38,6 +39,9 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
     for edge, rows in plan.links.items():
         src, dst = EDGE_ENDS[edge]
         steps.append((queries.get("link", edge=edge, src=src, dst=dst),
+                      {"rows": rows, "userId": u}))
+    for edge, rows in plan.version_links.items():
+        steps.append((queries.get("link", edge=edge, src="Abstraction", dst="Abstraction"),
                       {"rows": rows, "userId": u}))
     return steps
 

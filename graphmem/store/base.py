@@ -22,7 +22,12 @@ EDGE_ENDS: dict[str, tuple[str, str]] = {
     "MENTIONS": ("Episode", "Entity"),
     "SUPERSEDES": ("Relation", "Relation"),
     "DISPUTED": ("Relation", "Relation"),
+    "DERIVED_FROM": ("Abstraction", "Relation"),
 }
+
+#: Abstraction versions are chained by the same edge types as relations, between
+#: abstractions (``WritePlan.link_versions``).
+VERSION_EDGES = ("SUPERSEDES", "DISPUTED")
 
 
 @dataclass(slots=True)
@@ -41,12 +46,15 @@ class WritePlan:
     episodes: list[NodeWrite] = field(default_factory=list)
     entities: list[NodeWrite] = field(default_factory=list)
     relations: list[NodeWrite] = field(default_factory=list)
+    abstractions: list[NodeWrite] = field(default_factory=list)
     # label -> [{id, props}] partial updates
     updates: dict[str, list[Row]] = field(default_factory=dict)
     # edge type -> [{src, dst, props}]
     links: dict[str, list[Row]] = field(default_factory=dict)
     # edge type -> [{src, dst}] to close in system time
     expire: dict[str, list[Row]] = field(default_factory=dict)
+    # edge type (VERSION_EDGES) -> [{src, dst, props}] between abstraction versions
+    version_links: dict[str, list[Row]] = field(default_factory=dict)
 
     def update(self, label: str, node_id: str, props: Row) -> None:
         self.updates.setdefault(label, []).append({"id": node_id, "props": props})
@@ -54,12 +62,19 @@ class WritePlan:
     def link(self, edge: str, src: str, dst: str, props: Row | None = None) -> None:
         self.links.setdefault(edge, []).append({"src": src, "dst": dst, "props": props or {}})
 
+    def link_versions(self, edge: str, src: str, dst: str, props: Row | None = None) -> None:
+        """An edge between two abstraction versions (``SUPERSEDES`` / ``DISPUTED``)."""
+        if edge not in VERSION_EDGES:
+            raise ValueError(f"not an abstraction version edge: {edge}")
+        self.version_links.setdefault(edge, []).append(
+            {"src": src, "dst": dst, "props": props or {}})
+
     def unlink(self, edge: str, src: str, dst: str) -> None:
         self.expire.setdefault(edge, []).append({"src": src, "dst": dst})
 
     def is_empty(self) -> bool:
-        return not (self.episodes or self.entities or self.relations or self.updates
-                    or self.links or self.expire)
+        return not (self.episodes or self.entities or self.relations or self.abstractions
+                    or self.updates or self.links or self.expire or self.version_links)
 
 
 @dataclass(frozen=True, slots=True)

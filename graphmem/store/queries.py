@@ -23,7 +23,7 @@ LABELS = ("Episode", "Entity", "Relation", "Abstraction")
 # Every query a backend needs; a missing file fails at start-up, not on first use.
 REQUIRED = (
     "schema",
-    "upsert_episodes", "upsert_entities", "upsert_relations",
+    "upsert_episodes", "upsert_entities", "upsert_relations", "upsert_abstractions",
     "set_props",
     "link", "expire_links",
     "nodes_by_ids", "recall_episodes", "recall_entities", "recall_relations",
