@@ -129,9 +129,12 @@ def _inventory(graph: Graph, user: str,
 
 
 def _edge_known(kind: str, src: str, dst: str) -> bool:
-    if kind == "DERIVED_FROM":
+    if EDGE_ENDS.get(kind) == (src, dst):
+        return True
+    if kind == "DERIVED_FROM":  # an abstraction's sources: relations or episodes
         return src == "Abstraction" and dst in LABELS
-    return EDGE_ENDS.get(kind) == (src, dst)
+    # versions of an abstraction
+    return kind in ("SUPERSEDES", "DISPUTED") and src == dst == "Abstraction"
 
 
 def _copy_user(shared: Graph, target: Graph, user: str, q: Queries,
