@@ -10,15 +10,17 @@ mistake the test data for leaked keys.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from graphmem.errors import InvalidInputError
+from graphmem.errors import GraphMemError, InvalidInputError, UnavailableError
 from graphmem.guard import GuardPolicy, redact, scan
 from graphmem.model import make_id, normalize
 from graphmem.settings import Settings
@@ -439,6 +441,35 @@ def test_import_in_reject_mode_writes_nothing(embedded_store: FalkorStore, clock
         import_file(service, path)
     assert "phone" in info.value.message and PHONE_CN not in str(info.value)
     assert _raw_store(embedded_store, target) == "[]"
+
+
+# --------------------------------------------------------------------------- logs
+
+
+@contextlib.contextmanager
+def _failing(store: Any, attr: str, error: Exception) -> Iterator[None]:
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    setattr(store, attr, fail)
+    yield
+
+
+def test_rejected_fulltext_queries_are_not_logged_with_their_words(
+        caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    from graphmem.store.neo4j import Neo4jStore
+
+    word = "Hunter2Quokka"
+    falkor = FalkorStore(tmp_path / "unused", dim=DIM)
+    neo = Neo4jStore(uri="bolt://127.0.0.1:1", user="u", password="p", database="d", dim=DIM)
+    neo._q.load()
+    caplog.set_level(logging.DEBUG)
+    with _failing(falkor, "_query", UnavailableError("down")), \
+            contextlib.suppress(GraphMemError):
+        falkor.fulltext_search("Episode", "u1", f"my wifi {word}", 10)
+    with _failing(neo, "_run", GraphMemError("down")), contextlib.suppress(GraphMemError):
+        neo.fulltext_search("Episode", "u1", f"my wifi {word}", 10)
+    assert word.lower() not in caplog.text.lower()
 
 
 def test_settings_default_modes() -> None:

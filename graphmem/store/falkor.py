@@ -1,8 +1,8 @@
 """The embedded store: FalkorDB run from the ``falkordblite`` package, data in a directory.
 
 Durability: an append-only log (``appendfsync everysec`` by default, ``always`` on request)
-plus a snapshot on close. Atomicity: a write plan is sent as one MULTI/EXEC block, which the
-server applies whole; a MULTI block cut short in the log is dropped on load.
+plus a snapshot on close. Atomicity: a write plan is sent as one query, which FalkorDB applies
+whole or rolls back (see ``apply``); a command cut short in the log is dropped on load.
 
 Tenants: every user has a graph of their own (FalkorDB holds many graphs in one server),
 named from a hash of the userId (``tenant_graph``), with its own indexes, so a user's
@@ -28,8 +28,9 @@ from typing import Any
 
 from graphmem.errors import GraphMemError, UnavailableError
 from graphmem.store._falkor_migrate import migrate_shared_graph
+from graphmem.store._plan import one_query, plan_steps
 from graphmem.store._reads import CypherReads
-from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
+from graphmem.store.base import Hit, Row, WritePlan, fulltext_terms, prefix_term
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ def tenant_graph(prefix: str, user_id: str) -> str:
 class FalkorStore(CypherReads):
     """FalkorDB embedded (falkordblite): one data directory, one graph per user."""
 
-
     name = "embedded"
 
     def __init__(self, data_dir: Path, *, graph: str = "graphmem", dim: int = 384,
@@ -73,6 +73,7 @@ class FalkorStore(CypherReads):
         self._ready: set[str] = set()  # ... whose indexes and owner were checked since open
         self._lock = threading.RLock()
         self._lock_file: Any = None
+        self._dir_fd: int | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -121,7 +122,6 @@ class FalkorStore(CypherReads):
             self.close()  # stop the server and free the directory; the data stays as it was
             raise
 
-
     def close(self) -> None:
         with self._lock:
             if self._db is None:
@@ -135,17 +135,29 @@ class FalkorStore(CypherReads):
                 self._unlock_dir()
 
     def _lock_dir(self) -> None:
-        """One process owns a data directory: an exclusive lock on a file inside it."""
-        handle = open(self._dir / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115
+        """One process owns a data directory: an exclusive lock on the directory itself.
+
+        The directory, not only a file in it: a lock file deleted by hand would let a second
+        process lock a fresh one and then stop the first one's live server as a leftover.
+        The lock file still names the owner for the message.
+        """
+        dir_fd = os.open(self._dir, os.O_RDONLY | os.O_DIRECTORY)  # not inherited
+        handle: Any = None
         try:
+            fcntl.flock(dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            handle = open(self._dir / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
+            os.close(dir_fd)
+            if handle is not None:
+                handle.close()
             raise UnavailableError(
-                f"the data directory {self._dir} is in use by {holder}; stop it, or talk "
-                f"to the running server with --url") from None
+                f"the data directory {self._dir} is in use by {_lock_holder(self._dir)}; "
+                f"stop it, or talk to the running server with --url") from None
+        except BaseException:
+            os.close(dir_fd)
+            raise
+        self._dir_fd = dir_fd
         handle.seek(0)
         handle.truncate()
         handle.write(f"graphmem pid {os.getpid()}\n")
@@ -159,6 +171,9 @@ class FalkorStore(CypherReads):
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)
             handle.close()
+        dir_fd, self._dir_fd = self._dir_fd, None
+        if dir_fd is not None:
+            os.close(dir_fd)  # releases the directory's lock
 
     def ensure_schema(self) -> None:
         """Indexes live in each user's graph and are made by the user's first write; this
@@ -299,49 +314,32 @@ class FalkorStore(CypherReads):
     # ------------------------------------------------------------------ writes
 
     def apply(self, plan: WritePlan) -> None:
+        """The whole plan as one ``GRAPH.QUERY``: FalkorDB runs a query under the graph's
+        write lock and, when any part of it fails, undoes what the query had changed."""
         if plan.is_empty():
             return
-        commands = self._plan_commands(plan)
+        text = self._plan_commands(plan)
+        from redis.exceptions import ResponseError
+
         with self._lock:
             if self._db is None:
                 raise UnavailableError("the embedded store is not open")
             graph = self._tenant_for_write(plan.user_id)  # the plan's user's graph only
             try:
-                pipe = self._db.connection.pipeline(transaction=True)
-                for text in commands:
-                    pipe.execute_command("GRAPH.QUERY", graph, text, "--compact")
-                results = pipe.execute(raise_on_error=False)
+                reply = self._db.connection.execute_command(
+                    "GRAPH.QUERY", graph, text, "--compact")
+            except ResponseError as e:
+                raise GraphMemError(f"embedded store rejected a write: {e}") from e
             except Exception as e:
                 raise UnavailableError(f"embedded store write failed: {type(e).__name__}") from e
-        errors = [r for r in results if isinstance(r, Exception)]
-        if errors:
-            # Commands of a MULTI block run even if one fails; report it loudly. The plans
-            # are built from validated input, so this means a bug or a broken store.
-            raise GraphMemError(f"embedded store rejected a write: {errors[0]}")
+        # An error met while running comes back as the reply's last element.
+        if isinstance(reply, list) and reply and isinstance(reply[-1], Exception):
+            raise GraphMemError(f"embedded store rejected a write: {reply[-1]}")
 
-    def _plan_commands(self, plan: WritePlan) -> list[str]:
-        out: list[str] = []
-        u = plan.user_id
-
-        def add(name: str, params: dict[str, Any], **slots: str | int) -> None:
-            out.append(_with_params(self._q.get(name, **slots), params))
-
-        for name, nodes in (("upsert_episodes", plan.episodes),
-                            ("upsert_entities", plan.entities),
-                            ("upsert_relations", plan.relations)):
-            if nodes:
-                add(name, {"rows": [{"id": n.id, "props": n.props, "embedding": n.embedding}
-                                    for n in nodes]})
-        for label, rows in plan.updates.items():
-            add("set_props", {"rows": rows, "userId": u}, label=label)
-        for edge, rows in plan.expire.items():
-            src, dst = EDGE_ENDS[edge]
-            add("expire_links", {"rows": rows, "userId": u, "at": plan.at},
-                edge=edge, src=src, dst=dst)
-        for edge, rows in plan.links.items():
-            src, dst = EDGE_ENDS[edge]
-            add("link", {"rows": rows, "userId": u}, edge=edge, src=src, dst=dst)
-        return out
+    def _plan_commands(self, plan: WritePlan) -> str:
+        """The plan's one query, parameters in its ``CYPHER`` header."""
+        text, params = one_query(plan_steps(self._q, plan))
+        return _with_params(text, params)
 
     def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None:
         if rows:
@@ -367,11 +365,9 @@ class FalkorStore(CypherReads):
         cap = max(FULLTEXT_TERM_CAP, 5 * k)
         totals: dict[str, float] = {}
         for term in terms:
-            try:
-                rows = self._query(query, {"term": term, "userId": user_id, "cap": cap})
-            except UnavailableError:
-                log.warning("full-text query rejected for %r", term)
-                continue
+            # Terms hold no query syntax (``fulltext_terms``): a failure here is the store's,
+            # and it propagates (an empty answer would pass for "nothing matches").
+            rows = self._query(query, {"term": term, "userId": user_id, "cap": cap})
             for node_id, score in rows:
                 totals[node_id] = totals.get(node_id, 0.0) + float(score)
         ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
@@ -433,6 +429,13 @@ def _running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def _lock_holder(data_dir: Path) -> str:
+    try:
+        return (data_dir / LOCK_NAME).read_text(encoding="utf-8").strip() or "another process"
+    except OSError:
+        return "another process"
 
 
 def _reap_stale_server(data_dir: Path, timeout_s: float = 15.0) -> None:

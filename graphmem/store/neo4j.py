@@ -16,7 +16,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from graphmem.errors import GraphMemError, UnavailableError
+from graphmem.errors import ConflictError, GraphMemError, UnavailableError
+from graphmem.store._plan import plan_steps
 from graphmem.store._reads import CypherReads
 from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
 from graphmem.store.queries import Queries
@@ -153,7 +154,7 @@ class Neo4jStore(CypherReads):
             return
         import neo4j
 
-        steps = self._plan_steps(plan)
+        steps = plan_steps(self._q, plan)
         if self._driver is None:
             raise UnavailableError("the neo4j store is not open")
         def work(tx: Any) -> None:
@@ -168,30 +169,12 @@ class Neo4jStore(CypherReads):
         except neo4j.exceptions.ServiceUnavailable as e:
             raise UnavailableError("neo4j is unavailable") from e
         except neo4j.exceptions.Neo4jError as e:
+            if e.code and "ConstraintValidationFailed" in e.code or \
+                    "ConstraintValidationFailed" in str(e):
+                # Another writer created the same node since this plan was made: the
+                # service plans again from what is stored now.
+                raise ConflictError("a concurrent write created the same memory") from e
             raise GraphMemError(f"neo4j rejected a write: {e.code}") from e
-
-    def _plan_steps(self, plan: WritePlan) -> list[tuple[str, dict[str, Any]]]:
-        u = plan.user_id
-        steps: list[tuple[str, dict[str, Any]]] = []
-        for name, nodes in (("upsert_episodes", plan.episodes),
-                            ("upsert_entities", plan.entities),
-                            ("upsert_relations", plan.relations)):
-            if nodes:
-                steps.append((self._q.get(name), {"rows": [
-                    {"id": n.id, "props": n.props, "embedding": n.embedding}
-                    for n in nodes]}))
-        for label, rows in plan.updates.items():
-            steps.append((self._q.get("set_props", label=label),
-                          {"rows": rows, "userId": u}))
-        for edge, rows in plan.expire.items():
-            src, dst = EDGE_ENDS[edge]
-            steps.append((self._q.get("expire_links", edge=edge, src=src, dst=dst),
-                          {"rows": rows, "userId": u, "at": plan.at}))
-        for edge, rows in plan.links.items():
-            src, dst = EDGE_ENDS[edge]
-            steps.append((self._q.get("link", edge=edge, src=src, dst=dst),
-                          {"rows": rows, "userId": u}))
-        return steps
 
     def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None:
         if rows:
@@ -204,15 +187,13 @@ class Neo4jStore(CypherReads):
         query = " ".join(dict.fromkeys(prefix_term(t) for t in fulltext_terms(text)))
         if not query:
             return []
-        try:
-            slots: dict[str, str] = {"label": label}
-            if self._index_mode == "arcadedb":
-                slots["text"] = _TEXT_FIELD[label]
-            rows = self._run(self._q.get("fulltext_search", **slots),
-                             {"text": query, "k": k, "userId": user_id})
-        except GraphMemError:
-            log.warning("full-text query rejected for %r", query)
-            return []
+        slots: dict[str, str] = {"label": label}
+        if self._index_mode == "arcadedb":
+            slots["text"] = _TEXT_FIELD[label]
+        # The terms hold no query syntax (``fulltext_terms``): a failure is the store's, and
+        # it propagates (an empty answer would pass for "nothing matches").
+        rows = self._run(self._q.get("fulltext_search", **slots),
+                         {"text": query, "k": k, "userId": user_id})
         return [Hit(r[0], float(r[1])) for r in rows]
 
     def vector_search(self, label: str, user_id: str, vector: list[float],
