@@ -11,7 +11,7 @@ import logging
 import unicodedata
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,6 +90,18 @@ MAX_MS = (MAX_INSTANT - _EPOCH) // _MS
 def instant_in_range(ms: object) -> bool:
     """Whether a stored value is an instant graphmem accepts (an integer in range)."""
     return isinstance(ms, int) and not isinstance(ms, bool) and MIN_MS <= ms <= MAX_MS
+
+
+@overload
+def from_ms(ms: int) -> datetime: ...
+
+
+@overload
+def from_ms(ms: None) -> None: ...
+
+
+@overload
+def from_ms(ms: int | None) -> datetime | None: ...
 
 
 def from_ms(ms: int | None) -> datetime | None:

@@ -122,8 +122,8 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
     display = _display_map(rows.values(), statements)
     creates: list[tuple[DesiredNode, Row]] = []
     for node in desired:
-        row = rows.get(node.id)
-        if row is None:
+        existing = rows.get(node.id)
+        if existing is None:
             # A new node shows the first statement (as sent) that made it, else the stored
             # wording of its object.
             own = [st for st in statements
@@ -132,7 +132,7 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
             creates.append((node, _new_props(node, template, display, key, user, now)))
             result.new_nodes.append(node.id)
         else:
-            changes = _changes(row, node, now)
+            changes = _changes(existing, node, now)
             if changes:
                 plan.update("Relation", node.id, changes)
     wanted = {n.id for n in desired}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ from datetime import datetime
 from graphmem._entities import EntityRef, EntityResolver
 from graphmem._guard_fields import guard_relations
 from graphmem.embed import CachedEmbedder, Embedder
-from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
 from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
@@ -180,7 +181,8 @@ class MemoryService:
         self._warm_embeddings([t for d in batch for t in (
             d.subject, d.object, d.statement or default_statement(d.subject, d.predicate,
                                                                   d.object))])
-        with self._write_lock:
+
+        def write() -> list[str | None]:
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             entities = self._entity_resolver()
             entities.prefetch(user_id, {n: [] for d in batch for n in (d.subject, d.object)})
@@ -195,8 +197,11 @@ class MemoryService:
                 for d in batch]
             results = self._write_statements(plan, statements)
             self.apply(plan)
+            return results
+
+        results = self._planned_write(write)
         ids = [i for i in results if i is not None]
-        assert len(ids) == len(statements)  # no stop claims here: each statement has a node
+        assert len(ids) == len(batch)  # no stop claims here: each statement has a node
         found = {r["id"]: r for r in self.store.nodes("Relation", user_id, sorted(set(ids)))}
         edges = self.store.chain_edges(user_id, sorted(found))
         return [relation_from_row(found[i], edges=edges) for i in ids]
@@ -229,7 +234,10 @@ class MemoryService:
             todo, self.embedder.embed([p.content[:2000] for p in todo]) if todo else [],
             strict=True)}
         self._warm_embeddings(self._texts_of(extractions.values()))
-        with self._write_lock:
+
+        def write() -> tuple[list[PreparedEpisode], dict[str, Row], list[str | None],
+                            dict[str, list[int]], dict[str, list[EntityRef]],
+                            dict[str, int]]:
             now = self.clock()
             plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
             known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
@@ -280,10 +288,27 @@ class MemoryService:
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else []
             self.apply(plan)
+            return fresh, known, node_for, per_episode, mentions, skipped
+
+        fresh, known, node_for, per_episode, mentions, skipped = self._planned_write(write)
         # counted after the write, reflected in the background: never in this request
         self.reflections.note(user_id, len(fresh))
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
+
+    def _planned_write[T](self, write: Callable[[], T]) -> T:
+        """Read, decide and write under the write lock; planned again when the store refuses
+        the write as conflicting with one another process made meanwhile (two services on
+        one Neo4j creating the same entity), at most three times."""
+        for attempt in range(3):
+            try:
+                with self._write_lock:
+                    return write()
+            except ConflictError:
+                if attempt == 2:
+                    raise
+                time.sleep(0.02 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     def _warm_embeddings(self, texts: list[str]) -> None:
         """Embed ahead of the write lock; the cache then answers the calls inside it."""

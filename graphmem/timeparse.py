@@ -161,7 +161,7 @@ def _recent_month(month: int, ref: datetime, *, strict: bool = False) -> int:
 
 
 def _day(g: dict[str, str | None], ref: datetime) -> _Hit | None:
-    month = _month_num(g["mon"]) if g.get("mon") else int(g["m"] or 0)
+    month = _month_num(g["mon"] or "") if g.get("mon") else int(g["m"] or 0)
     day = int(g["d"] or 0)
     if g.get("y"):
         year = int(g["y"] or 0)
@@ -179,7 +179,7 @@ def _day(g: dict[str, str | None], ref: datetime) -> _Hit | None:
 
 
 def _month(g: dict[str, str | None], ref: datetime) -> _Hit | None:
-    month = _month_num(g["mon"]) if g.get("mon") else int(_count(g["m"] or "") or 0)
+    month = _month_num(g["mon"] or "") if g.get("mon") else int(_count(g["m"] or "") or 0)
     if not 1 <= month <= 12:
         return None
     rel = (g.get("rel") or "").lower()

@@ -245,16 +245,4 @@ def test_concurrent_writers_keep_the_invariants(store: Any, user: str) -> None:
         t.join()
     report = check(store, user)
     assert report.ok, [v.describe() for v in report.violations[:10]]
-    if errors and store.name == "neo4j" and all(
-            "ConstraintValidationFailed" in str(e) for e in errors):
-        pytest.xfail("finding: two services writing one user's new entity at once on the "
-                     "neo4j store: the losing MERGE fails the unique constraint on id and the "
-                     "write is refused (GraphMemError, 'internal error' to a client) instead "
-                     "of being retried; the store itself stays consistent")
-    if errors and store.name == "embedded" and all(
-            "undefined attribute" in str(e.__cause__) for e in errors):
-        pytest.xfail("finding: with a graph per user, a read of a user whose graph its first "
-                     "write is still creating (indexes made, no node yet) fails: the vector "
-                     "query meets 'Attempted to access undefined attribute' (UnavailableError); "
-                     "the store itself stays consistent")
     assert not errors, errors

@@ -249,6 +249,13 @@ class Store(Protocol):
 
     def episode_mentions(self, user_id: str, entity_ids: list[str], limit: int) -> list[Hit]: ...
 
+    def episode_speakers(self, user_id: str, limit: int) -> list[Row]:
+        """Distinct speakers of the user's episodes with their episode counts."""
+
+    def session_context(self, user_id: str, ids: list[str], span_ms: int,
+                        limit: int) -> list[Row]:
+        """Episodes of the same sessions as ``ids``, within ``span_ms`` of them."""
+
     def evidence(self, user_id: str, relation_ids: list[str]) -> list[Row]: ...
 
     def page_episodes(self, user_id: str, *, session_id: str | None, with_forgotten: bool,
