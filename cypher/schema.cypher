@@ -9,6 +9,8 @@ CREATE CONSTRAINT relation_id IF NOT EXISTS FOR (n:Relation) REQUIRE n.id IS UNI
 ;
 CREATE CONSTRAINT abstraction_id IF NOT EXISTS FOR (n:Abstraction) REQUIRE n.id IS UNIQUE
 ;
+CREATE CONSTRAINT write_version_user IF NOT EXISTS FOR (n:WriteVersion) REQUIRE n.userId IS UNIQUE
+;
 CREATE INDEX relation_group IF NOT EXISTS FOR (n:Relation) ON (n.userId, n.groupKey)
 ;
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.userId, n.normName)

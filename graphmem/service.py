@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import threading
 import time
 from collections import defaultdict
@@ -55,6 +56,9 @@ from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 from graphmem.temporal import Claim
 
 Clock = Callable[[], datetime]
+
+#: how often a write is planned again when another writer of the user got in first
+_WRITE_ATTEMPTS = 10
 
 LABEL_BY_PREFIX = {"rel": "Relation", "epi": "Episode", "ent": "Entity", "abs": "Abstraction"}
 
@@ -183,7 +187,8 @@ class MemoryService:
                                                                   d.object))])
 
         def write() -> list[str | None]:
-            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
+            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0,
+                             base_version=self.store.write_version(user_id))
             entities = self._entity_resolver()
             entities.prefetch(user_id, {n: [] for d in batch for n in (d.subject, d.object)})
             statements = [self._statement(
@@ -239,7 +244,8 @@ class MemoryService:
                             dict[str, list[int]], dict[str, list[EntityRef]],
                             dict[str, int]]:
             now = self.clock()
-            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0)
+            plan = WritePlan(user_id=user_id, at=to_ms(now) or 0,
+                             base_version=self.store.write_version(user_id))
             known = {r["id"]: r for r in self.store.nodes("Episode", user_id,
                                                            [p.id for p in prepared])}
             fresh = [p for p in todo if p.id not in known]  # another writer may have won
@@ -298,16 +304,16 @@ class MemoryService:
 
     def _planned_write[T](self, write: Callable[[], T]) -> T:
         """Read, decide and write under the write lock; planned again when the store refuses
-        the write as conflicting with one another process made meanwhile (two services on
-        one Neo4j creating the same entity), at most three times."""
-        for attempt in range(3):
+        the write because another write of the user landed meanwhile (two services on
+        one store), up to ``_WRITE_ATTEMPTS`` times with jittered back-off."""
+        for attempt in range(_WRITE_ATTEMPTS):
             try:
                 with self._write_lock:
                     return write()
             except ConflictError:
-                if attempt == 2:
+                if attempt == _WRITE_ATTEMPTS - 1:
                     raise
-                time.sleep(0.02 * (attempt + 1))
+                time.sleep(random.uniform(0.0, min(0.4, 0.01 * 2 ** attempt)))
         raise AssertionError("unreachable")
 
     def _warm_embeddings(self, texts: list[str]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.errors import GraphMemError, UnavailableError
+from graphmem.errors import ConflictError, GraphMemError, UnavailableError
 from graphmem.model import MAX_INSTANT, MIN_INSTANT, from_ms, to_ms
 from graphmem.store.base import EDGE_ENDS, NodeWrite, WritePlan
 from graphmem.store.falkor import LOCK_NAME, FalkorStore
@@ -351,6 +351,27 @@ def test_a_plan_failing_in_the_store_leaves_it_unchanged(store: Any, user: str,
     after = snapshot(store, user)
     assert len(after["Episode"]) == 2 and len(after["Relation"]) == 1
     assert len(after["SUBJECT_OF"]) == 1 and len(after["MENTIONS"]) == 2
+
+
+def test_a_plan_decided_on_an_older_version_is_refused_whole(store: Any, user: str) -> None:
+    """Two writers read the user's version, both decide; the second to apply is refused
+    (ConflictError, nothing written) so that it plans again on what the first wrote."""
+    _seed(store, user)
+    seen = store.write_version(user)
+    first = _failing_plan(user, "nowhere")
+    first.base_version = seen
+    late = WritePlan(user_id=user, at=3, base_version=seen)
+    late.entities.append(_node(f"ent_{user}_3", user, name="Cy", normName="cy"))
+    store.apply(first)
+    assert store.write_version(user) == seen + 1
+    before = snapshot(store, user)
+    with pytest.raises(ConflictError):
+        store.apply(late)
+    assert snapshot(store, user) == before
+    assert store.write_version(user) == seen + 1
+    late.base_version = store.write_version(user)
+    store.apply(late)
+    assert len(snapshot(store, user)["Entity"]) == len(before["Entity"]) + 1
 
 
 class _PoisonedWrites:

@@ -43,6 +43,9 @@ class WritePlan:
 
     user_id: str
     at: int  # system time of the write, epoch ms
+    # The user's write version the plan was decided on (``Store.write_version``): the store
+    # refuses the plan with ``ConflictError`` when another write landed since. None: no check.
+    base_version: int | None = None
     episodes: list[NodeWrite] = field(default_factory=list)
     entities: list[NodeWrite] = field(default_factory=list)
     relations: list[NodeWrite] = field(default_factory=list)
@@ -208,7 +211,12 @@ class Store(Protocol):
         """Create constraints and indexes; idempotent (``open`` runs it)."""
 
     def apply(self, plan: WritePlan) -> None:
-        """Write the whole plan in one transaction: all of it or nothing."""
+        """Write the whole plan in one transaction: all of it or nothing. Raises
+        ``ConflictError`` (writing nothing) when ``plan.base_version`` is set and another
+        write of the user landed since it was read."""
+
+    def write_version(self, user_id: str) -> int:
+        """How many plans of the user have been applied (read before deciding a plan)."""
 
     def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]: ...
 

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import GraphMemError, UnavailableError
+from graphmem.errors import ConflictError, GraphMemError, UnavailableError
 from graphmem.store._falkor_migrate import migrate_shared_graph
 from graphmem.store._plan import one_query, plan_steps
 from graphmem.store._reads import CypherReads
@@ -74,6 +74,7 @@ class FalkorStore(CypherReads):
         self._lock = threading.RLock()
         self._lock_file: Any = None
         self._dir_fd: int | None = None
+        self._versions: dict[str, int] = {}  # userId -> plans applied since open
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -324,6 +325,10 @@ class FalkorStore(CypherReads):
         with self._lock:
             if self._db is None:
                 raise UnavailableError("the embedded store is not open")
+            # One process owns the data directory, so the version kept here is the truth.
+            current = self._versions.get(plan.user_id, 0)
+            if plan.base_version is not None and plan.base_version != current:
+                raise ConflictError("another write of this user landed since the plan was made")
             graph = self._tenant_for_write(plan.user_id)  # the plan's user's graph only
             try:
                 reply = self._db.connection.execute_command(
@@ -332,9 +337,14 @@ class FalkorStore(CypherReads):
                 raise GraphMemError(f"embedded store rejected a write: {e}") from e
             except Exception as e:
                 raise UnavailableError(f"embedded store write failed: {type(e).__name__}") from e
-        # An error met while running comes back as the reply's last element.
-        if isinstance(reply, list) and reply and isinstance(reply[-1], Exception):
-            raise GraphMemError(f"embedded store rejected a write: {reply[-1]}")
+            # An error met while running comes back as the reply's last element.
+            if isinstance(reply, list) and reply and isinstance(reply[-1], Exception):
+                raise GraphMemError(f"embedded store rejected a write: {reply[-1]}")
+            self._versions[plan.user_id] = current + 1
+
+    def write_version(self, user_id: str) -> int:
+        with self._lock:
+            return self._versions.get(user_id, 0)
 
     def _plan_commands(self, plan: WritePlan) -> str:
         """The plan's one query, parameters in its ``CYPHER`` header."""

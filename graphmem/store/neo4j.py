@@ -157,15 +157,29 @@ class Neo4jStore(CypherReads):
         steps = plan_steps(self._q, plan)
         if self._driver is None:
             raise UnavailableError("the neo4j store is not open")
+        lock = self._q.get("write_version_lock")
+        bump = self._q.get("write_version_bump")
+        user = {"userId": plan.user_id}
+
         def work(tx: Any) -> None:
+            # The user's version node is locked first, so concurrent writers of one user
+            # queue here; one that finds the version moved since its plan was read stops.
+            seen = tx.run(lock, user).single()
+            if plan.base_version is not None and (seen is None or
+                                                  int(seen[0] or 0) != plan.base_version):
+                raise _StalePlan
             for text, params in steps:
                 tx.run(text, params).consume()
+            tx.run(bump, user).consume()
 
         # One transaction; the driver runs it again on transient failures (deadlocks,
         # lock timeouts, a leader switch), each time whole or not at all.
         try:
             with self._driver.session(database=self._database) as session:
                 session.execute_write(work)
+        except _StalePlan:
+            raise ConflictError("another write of this user landed since the plan was "
+                                "made") from None
         except neo4j.exceptions.ServiceUnavailable as e:
             raise UnavailableError("neo4j is unavailable") from e
         except neo4j.exceptions.Neo4jError as e:
@@ -175,6 +189,10 @@ class Neo4jStore(CypherReads):
                 # service plans again from what is stored now.
                 raise ConflictError("a concurrent write created the same memory") from e
             raise GraphMemError(f"neo4j rejected a write: {e.code}") from e
+
+    def write_version(self, user_id: str) -> int:
+        rows = self._run(self._q.get("write_version"), {"userId": user_id})
+        return int(rows[0][0] or 0) if rows else 0
 
     def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None:
         if rows:
@@ -253,3 +271,8 @@ class Neo4jStore(CypherReads):
             self._fetch.clear()
         self._fetch[key] = fetch
         return [Hit(str(m[0]), float(m[1])) for m in mine[:k]]
+
+
+class _StalePlan(Exception):
+    """Raised inside a write transaction to roll it back: the plan was decided on an older
+    version of the user's memory."""
