@@ -351,8 +351,11 @@ class MemoryService:
         # One read per label for the whole batch.
         episodes = {r["id"]: r for r in self.store.nodes(
             "Episode", user_id, sorted({p.id for p in prepared}))}
-        rels = {r["id"]: relation_from_row(r) for r in self.store.nodes(
-            "Relation", user_id, sorted({i for ids in rel_ids.values() for i in ids}))}
+        rel_rows = self.store.nodes("Relation", user_id,
+                                    sorted({i for ids in rel_ids.values() for i in ids}))
+        # with their SUPERSEDES / DISPUTED edges, as every other read shows a relation
+        edges = self.store.chain_edges(user_id, [r["id"] for r in rel_rows]) if rel_rows else []
+        rels = {r["id"]: relation_from_row(r, edges=edges) for r in rel_rows}
         ents = {r["id"]: entity_from_row(r) for r in self.store.nodes(
             "Entity", user_id, sorted({i for ids in ent_ids.values() for i in ids}))}
         out = []

@@ -67,6 +67,25 @@ def test_add_episode_answers_every_statement_with_its_relation(api: Api, user: s
     assert {r["id"] for r in stored} == {r["id"] for r in rels}
 
 
+def test_add_episode_answers_with_what_each_relation_supersedes(api: Api, user: str) -> None:
+    """The write's answer shows the version chain it made, as a later read would."""
+    mutation = """mutation($i: EpisodeInput!) { addEpisode(input: $i) {
+        relations { id predicate object supersedes { id object } } } }"""
+    first = api.data(mutation, {"i": {"userId": user, "speaker": "Ana",
+                                      "occurredAt": "2023-05-02T10:00:00Z",
+                                      "content": "I prefer Vue for front-end work."}})
+    old = next(r for r in first["addEpisode"]["relations"] if r["predicate"] == "prefers")
+    second = api.data(mutation, {"i": {"userId": user, "speaker": "Ana",
+                                       "occurredAt": "2024-03-01T09:00:00Z",
+                                       "content": "I switched from Vue to React."}})
+    new = next(r for r in second["addEpisode"]["relations"] if r["predicate"] == "prefers")
+    assert new["object"] == "React"
+    assert new["supersedes"] == [{"id": old["id"], "object": "Vue"}]
+    stored = api.data("query($u: ID!) { relations(userId: $u, predicate: \"prefers\") { id "
+                      "supersedes { id } } }", {"u": user})["relations"]
+    assert stored == [{"id": new["id"], "supersedes": [{"id": old["id"]}]}]
+
+
 def test_add_relations_answers_each_input_with_its_own_relation(api: Api, user: str) -> None:
     inputs = [{"userId": user, "subject": "Carl", "predicate": p, "object": "React",
                "validFrom": "2025-01-01T00:00:00Z"} for p in ("prefers", "uses")]
