@@ -420,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
                 progress(f"data kept in {path}; try:\n  graphmem recall \"where does Ana "
                          f"live?\" --user {USER_ID} --data-dir {path} --embedder "
                          f"{args.embedder}")
+            else:
+                progress("the demo's temporary store was removed; run 'graphmem demo --keep' "
+                         "(or --data-dir DIR) to keep it and query it afterwards")
     except GraphMemError as e:
         print(f"graphmem demo: {e}", file=sys.stderr)
         return 1

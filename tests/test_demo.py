@@ -161,3 +161,15 @@ def test_disputed_pair_is_reported(run: tuple[int, str, str]) -> None:
 def test_data_dir_is_kept_and_queryable_hint(run: tuple[int, str, str]) -> None:
     err = run[2]
     assert f"--user {USER_ID}" in err and "--embedder hashing" in err
+
+
+@pytest.mark.slow
+def test_a_temporary_store_is_removed_and_the_keep_hint_printed() -> None:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = cli.main(["demo", "--embedder", "hashing"])
+    assert code == 0, err.getvalue()
+    where = re.search(r"embedded store in (\S+),", err.getvalue())
+    assert where is not None
+    assert not Path(where.group(1)).exists()
+    assert "graphmem demo --keep" in err.getvalue()
