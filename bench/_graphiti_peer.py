@@ -29,7 +29,7 @@ from _common import proc_status_kb, server_pid
 
 T = TypeVar("T")
 
-VERSION_WANTED = "0.28.2"
+VERSION_WANTED = "0.30.2"
 
 
 def load() -> tuple[bool, str]:
