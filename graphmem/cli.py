@@ -1,4 +1,5 @@
-"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, check, demo.
+"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, check, reflect,
+mcp, demo.
 
 Settings come from ``GRAPHMEM_*`` environment variables (and a ``.env`` file); command-line
 flags override them. Commands other than ``serve`` open the store in-process: on the
@@ -146,41 +147,24 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 def _remote_recall(args: argparse.Namespace, as_of: datetime | None,
                    known_at: datetime | None) -> dict[str, Any]:
-    query = """query($input: RecallInput!) { recall(input: $input) {
-      items { kind id text score validFrom validUntil occurredAt status
-              sources { id sourceRef occurredAt } }
-      conflicts { ids warning } temporalWindow { start end phrase kind } coldStart tookMs } }"""
-    variables = {"input": {"userId": args.user, "query": args.query, "limit": args.limit,
-                           "asOf": as_of.isoformat() if as_of else None,
-                           "knownAt": known_at.isoformat() if known_at else None}}
-    data: dict[str, Any] = graphql_request(args.url, query, variables, args.api_key)["recall"]
+    from graphmem.client import GraphMemClient
+
+    with GraphMemClient(args.url, api_key=args.api_key) as client:
+        result = client.recall(args.user, args.query, limit=args.limit, as_of=as_of,
+                               known_at=known_at)
+    data: dict[str, Any] = result.model_dump(mode="json", by_alias=True)
     return data
 
 
 def graphql_request(url: str, query: str, variables: dict[str, Any],
                     api_key: str | None, timeout: float = 60.0) -> dict[str, Any]:
-    """POST one GraphQL operation; GraphMemError with the server's message on failure."""
-    import httpx
+    """POST one GraphQL operation through ``graphmem.client`` (retries on 429/503 and
+    refused connections); its ``data``, or the client's typed error (a GraphMemError;
+    a refused input is an InvalidInputError naming the field)."""
+    from graphmem.client import GraphMemClient
 
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    endpoint = url.rstrip("/")
-    if not endpoint.endswith("/graphql"):
-        endpoint += "/graphql"
-    try:
-        resp = httpx.post(endpoint, json={"query": query, "variables": variables},
-                          headers=headers, timeout=timeout)
-    except httpx.HTTPError as e:
-        raise GraphMemError(f"cannot reach {endpoint}: {e}") from e
-    try:
-        body = resp.json()
-    except ValueError:
-        raise GraphMemError(f"{endpoint} answered {resp.status_code}: {resp.text[:200]}") from None
-    if body.get("errors"):
-        err = body["errors"][0]
-        raise GraphMemError(f"{err.get('message')} ({(err.get('extensions') or {}).get('code')})")
-    if resp.status_code != 200:
-        raise GraphMemError(f"{endpoint} answered {resp.status_code}")
-    data: dict[str, Any] = body["data"]
+    with GraphMemClient(url, api_key=api_key, timeout=timeout) as client:
+        data: dict[str, Any] = client.execute(query, variables)
     return data
 
 
@@ -256,6 +240,19 @@ def cmd_reflect(args: argparse.Namespace) -> int:
         conditions = f" [{'; '.join(a.conditions)}]" if a.conditions else ""
         print(f"- {a.conclusion}{conditions}  (confidence {a.confidence:.2f}, v{a.version}, "
               f"{a.status.value}, {len(a.source_ids)} sources, {a.id})")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from graphmem.mcp_server import run_stdio
+    except ImportError:
+        print("graphmem mcp: the MCP server needs the mcp package: "
+              "pip install 'graphmem[mcp]'", file=sys.stderr)
+        return 2
+    settings = settings_from(args)
+    with open_service(settings) as service:
+        run_stdio(service, default_user=args.user)
     return 0
 
 
@@ -433,6 +430,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     _store_options(p)
     p.set_defaults(func=cmd_reflect)
+
+    p = sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)",
+                       formatter_class=fmt, description=(
+                           "Speak the Model Context Protocol on stdin/stdout: tools remember, "
+                           "remember_fact, recall, history, what_changed, forget, restore, "
+                           "reflect, abstractions; resources graphmem://users/{id}/facts and "
+                           "/episodes. Opens the store in-process (a running server holds an "
+                           "embedded data dir: use its /mcp endpoint instead). Needs "
+                           "pip install 'graphmem[mcp]'.\n\n"
+                           "example (an agent's MCP config):\n"
+                           '  {"command": "graphmem", "args": ["mcp", "--user", "ana", '
+                           '"--data-dir", "/path/to/mem"]}'))
+    p.add_argument("--user", help="the user tools act on when a call names none")
+    _store_options(p)
+    p.set_defaults(func=cmd_mcp)
 
     sub.add_parser("demo", help="load a demo history into a fresh data dir and ask it "
                                 "temporal questions ('graphmem demo --help')", add_help=False)

@@ -69,3 +69,27 @@ def test_model_errors_settings_import_nothing_of_ours_above_them() -> None:
     for base in BASE:
         ours = {i for i in mods[base] if i.startswith("graphmem")}
         assert ours <= BASE, (base, ours)
+
+
+CLIENT_MAY_IMPORT = {"graphmem", "graphmem.model", "graphmem.errors"}
+
+
+def test_the_client_speaks_only_http() -> None:
+    """graphmem.client is a separate top layer: HTTP/GraphQL, the model and the errors;
+    nothing of the service, the store or the API."""
+    for mod, imports in _modules().items():
+        if mod.startswith("graphmem.client"):
+            ours = {i for i in imports if i.startswith("graphmem")}
+            assert all(i.startswith("graphmem.client") or i in CLIENT_MAY_IMPORT
+                       for i in ours), (mod, ours)
+
+
+def test_only_entry_points_import_the_client_and_the_mcp_server() -> None:
+    mcp_modules = ("graphmem.mcp_server", "graphmem._mcp")
+    for mod, imports in _modules().items():
+        if mod.startswith(("graphmem.client", *TOP)):
+            continue
+        assert not any(i.startswith("graphmem.client") for i in imports), mod
+        if not mod.startswith(mcp_modules):
+            assert not any(i.startswith(mcp_modules) for i in imports), mod
+            assert "mcp" not in {_top(i) for i in imports}, mod

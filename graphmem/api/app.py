@@ -1,5 +1,6 @@
 """The ASGI application: ``/graphql`` (GraphiQL in a browser), ``/schema.graphql`` (the SDL),
-``/health``, local IDE assets.
+``/health``, local IDE assets, and ``/mcp`` (the MCP server of ``graphmem.mcp_server``,
+behind the same API keys).
 
 ``create_app`` does no I/O: the lifespan opens the service (built from settings unless one
 is given) and, on shutdown, flushes access counters and closes the store, so a SIGTERM'd
@@ -12,7 +13,8 @@ import contextlib
 import functools
 import gzip
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from importlib import resources
 from typing import Any
 
@@ -47,6 +49,7 @@ from graphmem.settings import Settings
 log = logging.getLogger("graphmem.api")
 
 GRAPHQL_PATH = "/graphql"
+MCP_PATH = "/mcp"
 ASSETS_PATH = "/graphiql"
 _ASSETS = {
     "graphiql.min.js": "text/javascript; charset=utf-8",
@@ -194,6 +197,20 @@ async def _serve_asset(request: Request) -> Response:
     return Response(body, media_type=media, headers=headers)
 
 
+def _mcp(state: _State) -> tuple[Any, Callable[[], AbstractAsyncContextManager[Any]]]:
+    """The MCP endpoint (``graphmem.mcp_server``, behind the same key middleware) and the
+    context its lifespan runs in; without the ``mcp`` package, a 501 saying how to get it."""
+    try:
+        from graphmem.mcp_server import mount_mcp
+    except ImportError:
+        async def missing(request: Request) -> Response:
+            return error_response(501, "the MCP endpoint needs the mcp package: "
+                                       "pip install 'graphmem[mcp]'", "NOT_IMPLEMENTED")
+
+        return missing, contextlib.nullcontext
+    return mount_mcp(state.require_service, state.settings.host)
+
+
 def create_app(settings: Settings, service: MemoryService | None = None, *,
                manage_service: bool | None = None, settle: bool = False) -> Starlette:
     """The graphmem ASGI app.
@@ -227,7 +244,8 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
         log.info("graphmem %s ready: store=%s, auth=%s", graphmem.__version__,
                  svc.store.name, "api keys" if state.keyring.enabled else "off")
         try:
-            yield
+            async with mcp_running():
+                yield
         finally:
             if manage:
                 log.info("graphmem shutting down: flushing and closing the store")
@@ -253,6 +271,8 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
     async def schema_sdl(request: Request) -> Response:
         return Response(_sdl(), media_type="text/plain; charset=utf-8")
 
+    mcp_endpoint, mcp_running = _mcp(state)
+
     graphql = GraphMemGraphQL(state, graphql_ide="graphiql", allow_queries_via_get=True)
     app = Starlette(
         routes=[
@@ -260,6 +280,7 @@ def create_app(settings: Settings, service: MemoryService | None = None, *,
             Route("/health", health, methods=["GET"]),
             Route("/schema.graphql", schema_sdl, methods=["GET"]),
             Route(ASSETS_PATH + "/{name}", _serve_asset, methods=["GET"]),
+            Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"]),
         ],
         middleware=[
             Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),
