@@ -347,6 +347,9 @@ def test_a_timed_out_query_is_retried_but_a_mutation_is_not() -> None:
         with pytest.raises(TransportError):
             gm.forget("u", "rel_1")  # may have been applied: not sent again
         assert len(stub.requests) == 1
+        with pytest.raises(TransportError):
+            gm.execute('mutation { forget(userId: "u", id: "rel_1") }')
+        assert len(stub.requests) == 2
 
 
 # --------------------------------------------------------------------------- the CLI

@@ -299,5 +299,6 @@ def stats(user_id: str) -> Op[Stats]:
 
 
 def raw(document: str, variables: dict[str, Any] | None) -> Op[Any]:
-    """Any operation; the whole ``data`` object back."""
-    return Op(document, variables or {}, "", _same)
+    """Any operation; the whole ``data`` object back. A document that may hold a mutation
+    is not sent again after a timeout."""
+    return Op(document, variables or {}, "", _same, mutation="mutation" in document)
