@@ -1,5 +1,5 @@
 MATCH (n:{label})
 WHERE n.id IN $ids AND n.userId = $userId
 OPTIONAL MATCH (a:Access {id: n.id})
-RETURN n {.*, embedding: null, accessCount: coalesce(a.count, n.accessCount),
+RETURN n {.*, embedding: null, terms: null, termsVersion: null, accessCount: coalesce(a.count, n.accessCount),
           lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt)} AS n

@@ -31,12 +31,20 @@ CREATE VECTOR INDEX Relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embe
 ;
 CREATE VECTOR INDEX Abstraction_embedding IF NOT EXISTS FOR (n:Abstraction) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}
 ;
-CREATE FULLTEXT INDEX Episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.content] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+DROP INDEX Episode_text IF EXISTS
 ;
-CREATE FULLTEXT INDEX Entity_text IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.summary] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+CREATE FULLTEXT INDEX Episode_terms IF NOT EXISTS FOR (n:Episode) ON EACH [n.terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}
 ;
-CREATE FULLTEXT INDEX Relation_text IF NOT EXISTS FOR (n:Relation) ON EACH [n.statement] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+DROP INDEX Entity_text IF EXISTS
 ;
-CREATE FULLTEXT INDEX Abstraction_text IF NOT EXISTS FOR (n:Abstraction) ON EACH [n.conclusion] OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}
+CREATE FULLTEXT INDEX Entity_terms IF NOT EXISTS FOR (n:Entity) ON EACH [n.terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}
+;
+DROP INDEX Relation_text IF EXISTS
+;
+CREATE FULLTEXT INDEX Relation_terms IF NOT EXISTS FOR (n:Relation) ON EACH [n.terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}
+;
+DROP INDEX Abstraction_text IF EXISTS
+;
+CREATE FULLTEXT INDEX Abstraction_terms IF NOT EXISTS FOR (n:Abstraction) ON EACH [n.terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}
 ;
 CREATE CONSTRAINT access_id IF NOT EXISTS FOR (n:Access) REQUIRE n.id IS UNIQUE

@@ -1,16 +1,18 @@
-"""How a search text becomes full-text query words (shared by both stores)."""
+"""How a search text becomes full-text query terms (shared by both stores), and the rough
+stems recall compares words by."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem.store.base import fulltext_terms, prefix_term
+from graphmem.store._text_terms import query_terms
+from graphmem.store.base import prefix_term
 
 
 def test_terms_drop_query_syntax_and_repeats() -> None:
-    assert fulltext_terms('Hugo (editor) | "hugo" -Vim*') == ["Hugo", "editor", "Vim"]
-    assert fulltext_terms("?? !! ::") == []
-    assert len(fulltext_terms(" ".join(f"w{i}" for i in range(100)))) == 32
+    assert query_terms('Hugo (editor) | "hugo" -Vim*') == ["hugo", "editor", "vim"]
+    assert query_terms("?? !! ::") == []
+    assert len(query_terms(" ".join(f"w{i}" for i in range(100)))) == 32
 
 
 @pytest.mark.parametrize(("word", "query"), [

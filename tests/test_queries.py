@@ -49,7 +49,7 @@ def test_queries_take_values_only_as_parameters() -> None:
         literals = re.findall(r"'([^']*)'", text)
         for lit in literals:
             assert lit in EDGE_TYPES or re.fullmatch(
-                r"\{label\}(\[\{?\w+\}?\])?(_embedding|_text)?|embedding", lit), (path, lit)
+                r"\{label\}(\[\{?\w+\}?\])?(_embedding|_text|_terms)?|embedding", lit), (path, lit)
         # a query either takes its values as parameters or has none to take (no number or
         # string in it at all, like listing a label's owners)
         assert "$" in text or not re.search(r"\d|'|\"", text), path

@@ -1,7 +1,8 @@
-// One word ($term) of a full-text search: this user's matching {label} nodes, at most
-// $cap of them (the store sums the words' scores per node).
-CALL db.idx.fulltext.queryNodes('{label}', $term) YIELD node, score
-WITH node, score
+// The user's {label} nodes the index finds for the analysed term $term (at most $cap),
+// with their terms, which the store counts and scores (graphmem/store/_fulltext.py). The
+// index also stems the query word; the store drops nodes found through that stem alone.
+CALL db.idx.fulltext.queryNodes('{label}', $term) YIELD node
+WITH node
 WHERE node.userId = $userId
-RETURN node.id AS id, score
+RETURN node.id AS id, node.terms AS terms
 LIMIT $cap

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphmem.store._fulltext import with_terms
+from graphmem.store._text_terms import complete_text
 from graphmem.store.base import EDGE_ENDS, WritePlan
 from graphmem.store.queries import Queries
 
@@ -23,14 +25,19 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
     """The statements that write ``plan``, each with its parameters."""
     u = plan.user_id
     steps: list[Step] = []
-    for name, nodes in (("upsert_episodes", plan.episodes),
-                        ("upsert_entities", plan.entities),
-                        ("upsert_relations", plan.relations),
-                        ("upsert_abstractions", plan.abstractions)):
+    for name, label, nodes in (("upsert_episodes", "Episode", plan.episodes),
+                               ("upsert_entities", "Entity", plan.entities),
+                               ("upsert_relations", "Relation", plan.relations),
+                               ("upsert_abstractions", "Abstraction", plan.abstractions)):
         if nodes:
+            # Each node's analysed text (``terms``), which its full-text index covers.
             steps.append((queries.get(name), {"rows": [
-                {"id": n.id, "props": n.props, "embedding": n.embedding} for n in nodes]}))
+                {"id": n.id, "props": with_terms(label, n.props), "embedding": n.embedding}
+                for n in nodes]}))
     for label, rows in plan.updates.items():
+        # An update holding all of a label's text fields makes its terms again.
+        rows = [{**r, "props": with_terms(label, r["props"])}
+                if complete_text(label, r["props"]) else r for r in rows]
         steps.append((queries.get("set_props", label=label), {"rows": rows, "userId": u}))
     for edge, rows in plan.expire.items():
         src, dst = EDGE_ENDS[edge]

@@ -154,36 +154,15 @@ def expand_from(degrees: Callable[[list[str]], dict[str, int]],
     return [Hit(i, h[0]) for i, h in ordered][:limit]
 
 
-_FT_SPECIAL = set('\\+-!(){}[]^"~*?:/|&@<>=%$,.;\'`#')
-
-
-# Words Lucene's query parser reads as operators; the indexes lower-case what they hold, so
-# the lower-case word finds the same nodes.
-_FT_OPERATORS = {"AND", "OR", "NOT"}
-
-
-def fulltext_terms(text: str) -> list[str]:
-    """The distinct words of ``text`` (at most 32), query syntax removed.
-
-    Characters either index reads as syntax become spaces and operator words are
-    lower-cased, so no search text can make an index reject its query.
-    """
-    cleaned = "".join(" " if ch in _FT_SPECIAL or not ch.isprintable() else ch for ch in text)
-    seen: dict[str, str] = {}
-    for word in cleaned.split():
-        seen.setdefault(word.casefold(), word.lower() if word in _FT_OPERATORS else word)
-    return list(seen.values())[:32]
-
-
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 
 def prefix_term(word: str) -> str:
-    """An English word as a prefix query on its stem ("works" -> "work*"), else the word.
+    """An English word as a prefix on its rough stem ("works" -> "work*"), else the word.
 
-    The full-text indexes segment Chinese, so they cannot also stem English. Words shorter
-    than four letters and anything not plain ASCII letters (CJK text, which the index
-    segments itself) are searched as they are.
+    Recall compares question and memory words by these stems (the full-text stage has its
+    own analysis: ``_text_terms``). Words shorter than four letters and anything not plain
+    ASCII letters are kept as they are.
     """
     if len(word) < 4 or not (word.isascii() and word.isalpha()):
         return word

@@ -28,9 +28,11 @@ from typing import Any
 
 from graphmem.errors import ConflictError, GraphMemError, UnavailableError
 from graphmem.store._falkor_migrate import migrate_shared_graph
+from graphmem.store._fulltext import CorpusStats, upgrade_falkor_graph, wait_for_indexes
+from graphmem.store._fulltext import search as fulltext_bm25
 from graphmem.store._plan import one_query, plan_steps
 from graphmem.store._reads import CypherReads
-from graphmem.store.base import Hit, Row, WritePlan, fulltext_terms, prefix_term
+from graphmem.store.base import Hit, Row, WritePlan
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ class FalkorStore(CypherReads):
         self._lock = threading.RLock()
         self._lock_file: Any = None
         self._dir_fd: int | None = None
+        self._ft_stats = CorpusStats()  # BM25's corpus size and length per (label, user)
         self._versions: dict[str, int] = {}  # userId -> plans applied since open
 
     # ------------------------------------------------------------------ lifecycle
@@ -119,6 +122,12 @@ class FalkorStore(CypherReads):
             if self._graph_name in self._graph_names():
                 self._migrate()
             self._exists = set(self._tenant_names())
+            for name in sorted(self._exists):
+                # full text over analysed terms: old indexes remade, old nodes filled
+                filled = upgrade_falkor_graph(self._handle(name), self._q, self._create_indexes,
+                                              self._start_timeout)
+                if filled:
+                    log.info("full-text terms made for %d nodes of %s", filled, name)
         except BaseException:
             self.close()  # stop the server and free the directory; the data stays as it was
             raise
@@ -192,6 +201,9 @@ class FalkorStore(CypherReads):
                 if "already" in text or "exists" in text:
                     continue  # FalkorDB has no IF NOT EXISTS: re-running is the normal case
                 raise GraphMemError(f"schema bootstrap failed: {e}") from e
+        # FalkorDB builds indexes in the background, and a vector query meeting one still
+        # being built fails ("Invalid arguments"): wait until they are all built.
+        wait_for_indexes(graph, self._q, self._start_timeout)
 
     # ------------------------------------------------------------------ tenants
 
@@ -361,27 +373,11 @@ class FalkorStore(CypherReads):
     # ------------------------------------------------------------------ reads
 
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
-        """One index query per word, scores summed per node.
-
-        RediSearch's own scoring of an OR-query ranks a node matching one common word above
-        one matching it and a rare word too. Each word contributes at most
-        ``max(FULLTEXT_TERM_CAP, 5k)`` of the user's nodes: a word in thousands of them
-        says little about any one, and reading them all is what made full text the slowest
-        part of recall at 100k relations. English words are searched as prefixes of their
-        stems (``prefix_term``).
-        """
-        terms = list(dict.fromkeys(prefix_term(t) for t in fulltext_terms(text)))  # works, worked
-        query = self._q.get("fulltext_search", label=label)
-        cap = max(FULLTEXT_TERM_CAP, 5 * k)
-        totals: dict[str, float] = {}
-        for term in terms:
-            # Terms hold no query syntax (``fulltext_terms``): a failure here is the store's,
-            # and it propagates (an empty answer would pass for "nothing matches").
-            rows = self._query(query, {"term": term, "userId": user_id, "cap": cap})
-            for node_id, score in rows:
-                totals[node_id] = totals.get(node_id, 0.0) + float(score)
-        ranked = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        return [Hit(node_id, score) for node_id, score in ranked]
+        """Okapi BM25 over the user's analysed ``terms`` (``_fulltext``): the index finds
+        the nodes holding each question term, at most ``max(FULLTEXT_TERM_CAP, 5k)`` per
+        term (a word in thousands of them says little about any one)."""
+        return fulltext_bm25(self._query, self._q, self._ft_stats, label, user_id, text, k,
+                             max(FULLTEXT_TERM_CAP, 5 * k))
 
 
 # ---------------------------------------------------------------------- helpers

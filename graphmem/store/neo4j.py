@@ -17,9 +17,11 @@ import urllib.request
 from typing import Any
 
 from graphmem.errors import ConflictError, GraphMemError, UnavailableError
+from graphmem.store._fulltext import CorpusStats, backfill
+from graphmem.store._fulltext import search as fulltext_bm25
 from graphmem.store._plan import plan_steps
 from graphmem.store._reads import CypherReads
-from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan, fulltext_terms, prefix_term
+from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
 from graphmem.store.queries import Queries
 
 log = logging.getLogger(__name__)
@@ -33,9 +35,11 @@ CREATE INDEX IF NOT EXISTS ON {label} (id) UNIQUE
 CREATE INDEX IF NOT EXISTS ON {label} (userId) NOTUNIQUE
 CREATE PROPERTY {label}.embedding IF NOT EXISTS ARRAY_OF_FLOATS
 CREATE INDEX IF NOT EXISTS ON {label} (embedding) LSM_VECTOR METADATA {{dimensions: {dim}, similarity: 'COSINE'}}
-CREATE PROPERTY {label}.{text} IF NOT EXISTS STRING
-CREATE INDEX IF NOT EXISTS ON {label} ({text}) FULL_TEXT METADATA {{"analyzer": "org.apache.lucene.analysis.cjk.CJKAnalyzer"}}
+DROP INDEX `{label}[{text}]` IF EXISTS
+CREATE PROPERTY {label}.terms IF NOT EXISTS STRING
+CREATE INDEX IF NOT EXISTS ON {label} (terms) FULL_TEXT METADATA {{"analyzer": "org.apache.lucene.analysis.core.WhitespaceAnalyzer"}}
 """
+# The field each label's full-text index covered before the analysed ``terms`` (dropped).
 _TEXT_FIELD = {"Episode": "content", "Entity": "name", "Relation": "statement",
                "Abstraction": "conclusion"}
 _EDGE_DDL = "CREATE EDGE TYPE {edge} IF NOT EXISTS"
@@ -70,6 +74,7 @@ class Neo4jStore(CypherReads):
         self._indexed: set[tuple[str, str]] = set()  # (label, user) searched by the index
         self._fetch: dict[tuple[str, str], int] = {}  # ... and how many it last had to ask
         self._sizes: dict[tuple[str, str], tuple[int, float]] = {}  # -> (nodes, counted at)
+        self._ft_stats = CorpusStats()  # BM25's corpus size and length per (label, user)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -97,6 +102,11 @@ class Neo4jStore(CypherReads):
         else:
             for stmt in self._q.statements("schema", dim=self._dim):
                 self._run(stmt, {}, write=True)
+        # Nodes written before full text over analysed terms (or by another analysis).
+        filled = backfill(self._run, lambda text, params: self._run(text, params, write=True),
+                          self._q)
+        if filled:
+            log.info("full-text terms made for %d nodes", filled)
 
     def close(self) -> None:
         with self._lock:
@@ -202,17 +212,10 @@ class Neo4jStore(CypherReads):
     # ------------------------------------------------------------------ reads
 
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:
-        query = " ".join(dict.fromkeys(prefix_term(t) for t in fulltext_terms(text)))
-        if not query:
-            return []
-        slots: dict[str, str] = {"label": label}
-        if self._index_mode == "arcadedb":
-            slots["text"] = _TEXT_FIELD[label]
-        # The terms hold no query syntax (``fulltext_terms``): a failure is the store's, and
-        # it propagates (an empty answer would pass for "nothing matches").
-        rows = self._run(self._q.get("fulltext_search", **slots),
-                         {"text": query, "k": k, "userId": user_id})
-        return [Hit(r[0], float(r[1])) for r in rows]
+        """Okapi BM25 over the user's analysed ``terms`` (``_fulltext``), counted over the
+        user's nodes only, not everyone's in the shared index."""
+        return fulltext_bm25(self._run, self._q, self._ft_stats, label, user_id, text, k,
+                             max(200, 5 * k))
 
     def vector_search(self, label: str, user_id: str, vector: list[float],
                       k: int) -> list[Hit]:
