@@ -51,7 +51,9 @@ from graphmem.recall_model import (
     DEFAULT_TUNING,
     KIND_WEIGHT,
     LABEL,
+    RANK_SHARE,
     RRF_K,
+    Z_SCALE,
     Conflict,
     RecallItem,
     RecallResult,
@@ -76,6 +78,8 @@ class _Candidates:
     hits: dict[tuple[str, str], list[Hit]] = field(default_factory=dict)  # (label, source)
     degrees: dict[str, int] = field(default_factory=dict)  # named entities' relation counts
     cover: dict[str, float] = field(default_factory=dict)  # graph hits: share of words covered
+    # per search: how far each hit stands out from that search's hits (see _standout)
+    standout: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
 
     def note(self, label: str, hit: Hit, rank: int, source: str) -> None:
         self.label_of.setdefault(hit.id, label)
@@ -119,7 +123,8 @@ class Recaller:
         named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
         self._rank(c, named)
         self._rank_graph(c, words)
-        fused = {i: _fuse(c.ranks[i], c.label_of[i], t, c.cover.get(i, 0.0))
+        fused = {i: _fuse(c.ranks[i], c.label_of[i], t, c.cover.get(i, 0.0),
+                          c.standout.get(i))
                  for i in c.label_of}
         inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
             if t.context and MemoryKind.EPISODE in kinds else {}
@@ -256,7 +261,10 @@ class Recaller:
                 def key(h: Hit) -> float:
                     return h.score * (1.0 + (t.speaker_text_factor if named.get(h.id) else 0.0))
             for hits in lists:
-                for rank, hit in enumerate(sorted(hits, key=lambda h: (-key(h), h.id))):
+                keys = {h.id: key(h) for h in hits}
+                for i, z in _standout(keys).items():
+                    c.standout[i][source] = z
+                for rank, hit in enumerate(sorted(hits, key=lambda h: (-keys[h.id], h.id))):
                     c.ranks[hit.id][source] = rank
 
     @staticmethod
@@ -403,7 +411,8 @@ class Recaller:
                 start, end = to_ms(window.start) or 0, to_ms(window.end) or 0
                 grace = min(end - start, int(t.window_grace_days * DAY_MS))
                 inside = start <= occurred < end + max(0, grace)
-                scores.temporal = t.window_inside if inside else t.window_outside
+                scores.temporal = t.window_inside if inside else (
+                    t.window_before if occurred < start else t.window_outside)
             text = row["content"]
             if row.get("speaker"):
                 text = f"{row['speaker']}: {text}"
@@ -523,11 +532,38 @@ def _stems(text: str) -> set[str]:
     return {prefix_term(w).rstrip("*").casefold() for w in re.findall(r"[^\W_]+", text)}
 
 
-def _fuse(ranks: dict[str, int], label: str, t: RecallTuning, cover: float = 0.0) -> float:
+def _fuse(ranks: dict[str, int], label: str, t: RecallTuning, cover: float = 0.0,
+          standout: dict[str, float] | None = None) -> float:
+    """One candidate's fused score: per search, its weight x (reciprocal rank, or with
+    ``fusion="score"`` its standout on the scale of a top rank, 1 / (RRF_K + 1), plus
+    ``RANK_SHARE`` of its reciprocal rank)."""
     graph = (t.graph_episode_weight if label == "Episode"
              else t.graph_weight + t.graph_cover_weight * cover)
     weight = {"vector": t.vector_weight, "fulltext": t.fulltext_weight, "graph": graph}
-    return sum(weight.get(src, 0.0) / (RRF_K + rank + 1) for src, rank in ranks.items())
+    out = 0.0
+    for src, rank in ranks.items():
+        if t.fusion == "score" and standout is not None and src in standout:
+            # the rank share keeps every hit found above zero (a hit below its search's
+            # mean still counts a little) and breaks ties
+            out += weight.get(src, 0.0) * (standout[src] / (RRF_K + 1)
+                                           + RANK_SHARE / (RRF_K + rank + 1))
+        else:
+            out += weight.get(src, 0.0) / (RRF_K + rank + 1)
+    return out
+
+
+def _standout(scores: dict[str, float]) -> dict[str, float]:
+    """Each hit's score in standard deviations above the mean of its search's hits,
+    clipped at 0 and divided by ``Z_SCALE``: comparable across searches whose raw scores
+    are not (cosines, BM25), and small for a search whose hits all score alike."""
+    if not scores:
+        return {}
+    vals = list(scores.values())
+    mean = sum(vals) / len(vals)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+    if sd <= 0:
+        return {i: 1.0 / Z_SCALE for i in scores}
+    return {i: max(0.0, (v - mean) / sd) / Z_SCALE for i, v in scores.items()}
 
 
 def _top(ranks: dict[str, dict[str, int]], label_of: dict[str, str], label: str,

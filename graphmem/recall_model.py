@@ -12,6 +12,11 @@ from graphmem.timeparse import TimeWindow
 LABEL = {MemoryKind.EPISODE: "Episode", MemoryKind.ENTITY: "Entity",
          MemoryKind.RELATION: "Relation", MemoryKind.ABSTRACTION: "Abstraction"}
 RRF_K = 60
+#: a hit this many standard deviations above its search's mean counts as a top rank
+Z_SCALE = 3.0
+#: score fusion: the share of the reciprocal rank added to a hit's standout
+RANK_SHARE = 0.1
+FULLTEXT_WEIGHT = 1.0
 DAY_MS = 86_400_000
 
 # Kind priors: statements and conclusions condense what episodes say (seed: procedural >
@@ -24,9 +29,15 @@ KIND_WEIGHT = {MemoryKind.ABSTRACTION: 1.1, MemoryKind.RELATION: 1.05,
 class RecallTuning:
     """How recall ranks, as data. The defaults are the service's behaviour."""
 
-    #: weights of the candidate lists in the reciprocal-rank fusion
+    #: weights of the candidate lists in the fusion
     vector_weight: float = 1.0
-    fulltext_weight: float = 0.4
+    fulltext_weight: float = FULLTEXT_WEIGHT
+    #: how a search's hits count in the fusion: "score" (each hit's score as standard
+    #: deviations above the mean of the search's hits, clipped at 0: a hit that stands out
+    #: from the rest counts more than one a shade ahead of a flat crowd, so a retriever's
+    #: clear top hit is not outvoted by mediocre hits that two searches both return) or
+    #: "rrf" (reciprocal rank). Graph expansion is fused by rank either way.
+    fusion: str = "score"
     #: relations reached from the entities the question's words hit: a weak signal on
     #: its own (being linked is not being relevant), so it mostly breaks ties
     graph_weight: float = 0.1
@@ -56,6 +67,9 @@ class RecallTuning:
     #: a question's time window: episodes inside x (1 + inside), outside x (1 + outside)
     window_inside: float = 1.0
     window_outside: float = -0.6
+    #: an episode said before the window: what it says may still hold during it ("I live
+    #: in Toronto" in January answers "where did I live in March?"), so no penalty
+    window_before: float = 0.0
     #: people tell of an event after it: an episode up to this many days after the window
     #: (at most the window's own length) still counts as inside
     window_grace_days: float = 14.0
@@ -103,6 +117,8 @@ ABLATIONS: dict[str, RecallTuning] = {
     "graph 0.3 +episodes 0.3": replace(DEFAULT_TUNING, graph_weight=0.3,
                                        graph_episode_weight=0.3),
     "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
+    "-score fusion": replace(DEFAULT_TUNING, fusion="rrf", fulltext_weight=0.4),
+    "-window before": replace(DEFAULT_TUNING, window_before=-0.6),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
 }
 
