@@ -5,5 +5,6 @@ MATCH (n:Episode)
 WHERE n.id IN $ids AND n.userId = $userId
 OPTIONAL MATCH (a:Access {id: n.id})
 RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
-          accessCount: coalesce(a.count, n.accessCount), .content,
+          accessCount: coalesce(a.count, n.accessCount),
+          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt), .importanceAdjust, .content,
           .speaker, .occurredAt, .sessionId, .sourceRef} AS n

@@ -11,6 +11,7 @@ WHERE n.userId = $userId AND n.sessionId IN sessions AND n.occurredAt >= lo
   AND n.occurredAt <= hi
 OPTIONAL MATCH (a:Access {id: n.id})
 RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
-          accessCount: coalesce(a.count, n.accessCount), .content,
+          accessCount: coalesce(a.count, n.accessCount),
+          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt), .importanceAdjust, .content,
           .speaker, .occurredAt, .sessionId, .sourceRef} AS n
 LIMIT $limit

@@ -49,7 +49,8 @@ def abstraction_from_row(row: Row, known_at: int) -> Abstraction:
         id=row["id"], user_id=row["userId"],
         created_at=_instant(row.get("createdAt")),
         conclusion=row.get("conclusion") or "", conditions=list(row.get("conditions") or []),
-        confidence=float(row.get("confidence") or 0.0), version=int(row.get("version") or 1),
+        confidence=_confidence(row),
+        version=int(row.get("version") or 1),
         status=status_at(row, known_at), source_ids=list(row.get("sourceIds") or []),
         kind=row.get("kind") or "pattern", lineage=row.get("lineage") or "",
         valid_from=from_ms(row.get("validFrom")),
@@ -64,6 +65,13 @@ def abstraction_from_row(row: Row, known_at: int) -> Abstraction:
         disputes_ids=list(row.get("disputes") or []),
         embedding_model=row.get("embeddingModel"),
         schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION))
+
+
+def _confidence(row: Row) -> float:
+    """The stored confidence with what feedback added (graphmem.lifecycle), in [0, 1]."""
+    value = float(row.get("confidence") or 0.0)
+    adjust = float(row.get("confidenceAdjust") or 0.0)
+    return round(min(1.0, max(0.0, value + adjust)), 6) if adjust else value
 
 
 def _instant(ms: object) -> datetime:

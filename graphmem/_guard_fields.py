@@ -28,7 +28,7 @@ _REFERENCES = frozenset({"id", "subjectId", "objectId", "episodeIds", "groupKey"
 # values the import sets itself.
 _AS_IS = frozenset({"userId", "embeddingModel"})
 # JSON-encoded logs: their string leaves are guarded, the JSON stays valid.
-_JSON = frozenset({"claims", "untilLog", "aliveLog", "statusLog"})
+_JSON = frozenset({"claims", "untilLog", "aliveLog", "statusLog", "feedbackLog"})
 # display property -> the normalised copy derived from it
 _NORMS = {"Relation": {"subject": "subjectNorm", "predicate": "predicateNorm",
                        "object": "objectNorm"},

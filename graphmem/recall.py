@@ -34,6 +34,7 @@ from datetime import datetime
 
 from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
+from graphmem._lifecycle_score import ImportanceModel
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
@@ -92,11 +93,13 @@ class Recaller:
     """Runs recall queries for the service."""
 
     def __init__(self, store: Store, embed_one, tracker: AccessTracker | None = None,  # type: ignore[no-untyped-def]
-                 tuning: RecallTuning | None = None) -> None:
+                 tuning: RecallTuning | None = None,
+                 importance: ImportanceModel | None = None) -> None:
         self.store = store
         self.embed_one = embed_one
         self.tracker = tracker
         self.tuning = tuning or DEFAULT_TUNING
+        self.importance = importance or ImportanceModel.of({}, 30.0, 0.2)
         self.speakers = SpeakerCache(lambda user: [
             str(r["speaker"]) for r in store.episode_speakers(user, 200) if r.get("speaker")])
 
@@ -152,7 +155,10 @@ class Recaller:
             score = (base + s.context) * KIND_WEIGHT[kind]
             w = t.relation_recency_weight if kind is MemoryKind.RELATION else t.recency_weight
             score *= 1.0 - w + w * s.recency
-            score *= 0.8 + 0.4 * s.importance
+            # importance now (category, feedback, use, time since last use), relative to
+            # what a new memory of its kind starts with
+            score *= _weigh(s.importance, t.importance_weight) / _weigh(
+                self.importance.reference(label), t.importance_weight)
             score *= 1.0 + t.frequency_weight * min(s.frequency, 5.0)
             if kind is MemoryKind.RELATION and c.cover and item_id not in c.cover:
                 # the question names an entity; this relation is not near it
@@ -387,7 +393,8 @@ class Recaller:
         recorded = row.get("recordedAt", row.get("createdAt", 0)) or 0
         if recorded > known_at:
             return None
-        scores = Scores(importance=float(row.get("importance") or 0.5),
+        imp = self.importance.of_row(LABEL[kind], row, now_ms)
+        scores = Scores(importance=imp.effective, decay=imp.decay,
                         frequency=math.log1p(int(row.get("accessCount") or 0)))
         if kind is MemoryKind.RELATION:
             if not q.include_history:
@@ -564,6 +571,11 @@ def _standout(scores: dict[str, float]) -> dict[str, float]:
     if sd <= 0:
         return {i: 1.0 / Z_SCALE for i in scores}
     return {i: max(0.0, (v - mean) / sd) / Z_SCALE for i, v in scores.items()}
+
+
+def _weigh(importance: float, w: float) -> float:
+    """x (1 - w + 2 w importance): .5 is neutral, the factor spans 1 - w .. 1 + w."""
+    return 1.0 - w + 2 * w * importance
 
 
 def _top(ranks: dict[str, dict[str, int]], label_of: dict[str, str], label: str,

@@ -47,6 +47,12 @@ class AccessTracker:
                                                 name="graphmem-access-flush")
                 self._worker.start()
 
+    def pending(self, user_id: str, label: str, ids: list[str]) -> dict[str, tuple[int, int]]:
+        """Counts not written yet for these memories: id -> (accesses, last access ms)."""
+        with self._lock:
+            found = {i: self._pending.get((user_id, label, i)) for i in ids}
+        return {i: (e[0], e[1]) for i, e in found.items() if e is not None}
+
     def _flush_quietly(self) -> None:
         try:
             self._write()

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from graphmem._abstractions import abstraction_from_row, order_key, visible
+from graphmem._lifecycle_score import ImportanceModel
 from graphmem._reflect_groups import Pattern, find_patterns, template
 from graphmem._reflect_llm import LLMConcluder
 from graphmem.embed import Embedder
@@ -74,6 +75,9 @@ class Reflector:
             concluder = LLMConcluder(settings)
         self.concluder = concluder
         self.lock = threading.RLock()
+        self.importance = ImportanceModel.of(settings.importance_by_category,
+                                             settings.importance_half_life_days,
+                                             settings.importance_reinforcement)
 
     # ------------------------------------------------------------------ reads
 
@@ -216,7 +220,7 @@ class Reflector:
                     "sourceIds": sorted(s["id"] for s in cand.sources),
                     "supersedes": sorted(r["id"] for r in current),
                     "disputes": [i for i in ids if i != ids[n]],
-                    "importance": 0.7, "accessCount": 0,
+                    "importance": self.importance.for_category(p.kind), "accessCount": 0,
                     "engine": "llm" if drafted else "rules",
                     "embeddingModel": self.embedder.model_id,
                     "schemaVersion": SCHEMA_VERSION}

@@ -251,6 +251,14 @@ def _chain_edges(store: Store, plan: WritePlan, ids: list[str],
 # ---------------------------------------------------------------------- reads
 
 
+def _adjusted(row: Row, key: str, default: float) -> float:
+    """A stored value plus its feedback adjustment (``{key}Adjust``), within [0, 1]."""
+    raw = row.get(key)
+    value = default if raw is None else float(raw)
+    adjust = float(row.get(f"{key}Adjust") or 0.0)
+    return round(min(1.0, max(0.0, value + adjust)), 6) if adjust else value
+
+
 def relation_from_row(row: Row, *, known_at: int | None = None,
                       edges: list[Row] | None = None) -> Relation:
     """A ``Relation`` as believed at ``known_at`` (system time); now when None."""
@@ -274,8 +282,9 @@ def relation_from_row(row: Row, *, known_at: int | None = None,
         subject=row["subject"], predicate=row["predicate"], object=row["object"],
         subject_id=row.get("subjectId") or "", object_id=row.get("objectId") or "",
         statement=row["statement"], category=row.get("category") or "fact",
-        exclusive=bool(row.get("exclusive")), confidence=float(row.get("confidence") or 0),
-        importance=float(row.get("importance") or 0.5),
+        # with what feedback added (graphmem.lifecycle), kept apart from the derived values
+        exclusive=bool(row.get("exclusive")), confidence=_adjusted(row, "confidence", 0.0),
+        importance=_adjusted(row, "importance", 0.5),
         valid_from=_dt(row["validFrom"]), valid_until=from_ms(until),
         recorded_at=_dt(row["recordedAt"]), expired_at=from_ms(row.get("expiredAt")),
         status=status, group_key=row["groupKey"], forgotten_at=from_ms(row.get("forgottenAt")),

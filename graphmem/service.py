@@ -23,6 +23,7 @@ from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor
 from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
+from graphmem.lifecycle import Lifecycle
 from graphmem.model import (
     MAX_INSTANT,
     MIN_INSTANT,
@@ -113,8 +114,11 @@ class MemoryService:
         self.access = AccessTracker(store, settings.access_flush_s, settings.access_flush_count)
         tuning = replace(DEFAULT_TUNING, graph_cover_weight=settings.graph_cover_weight,
                          graph_prior=settings.graph_prior)
-        self._recaller = Recaller(store, embedder.embed_one, self.access, tuning=tuning)
         self._write_lock = threading.RLock()
+        self.lifecycle = Lifecycle(store, settings, clock, self.apply, self._write_lock,
+                                   self.access)
+        self._recaller = Recaller(store, embedder.embed_one, self.access, tuning=tuning,
+                                  importance=self.lifecycle.model)
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
 
@@ -197,7 +201,8 @@ class MemoryService:
                 exclusive=self._is_exclusive(d.predicate, d.exclusive),
                 valid_from=d.valid_from or now, valid_until=d.valid_until,
                 confidence=0.9 if d.confidence is None else d.confidence,
-                importance=0.5 if d.importance is None else d.importance,
+                importance=self.lifecycle.model.for_category(d.category or "fact")
+                if d.importance is None else d.importance,
                 statement=d.statement, source_ref=d.source_ref, episode_id=None)
                 for d in batch]
             results = self._write_statements(plan, statements)
@@ -282,7 +287,8 @@ class MemoryService:
                         exclusive=rel.exclusive or self._is_exclusive(rel.predicate, None),
                         valid_from=_storable(rel.valid_from) or msg.occurred_at
                         or p.occurred_at,
-                        valid_until=None, confidence=rel.confidence, importance=0.6,
+                        valid_until=None, confidence=rel.confidence,
+                        importance=self.lifecycle.model.for_category(rel.category),
                         statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
                         stop=rel.stop, subject_type=types.get(rel.subject, "thing"),
                         object_type=types.get(rel.object, "thing"), aliases=aliases)

@@ -6,7 +6,7 @@ Built once at start-up and passed down; nothing reads the environment at import 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -76,6 +76,24 @@ class Settings(BaseSettings):
     reflect_min_confidence: float = Field(default=0.6, ge=0.0, le=1.0)
     #: reflect a user in the background after this many new episodes (0: never)
     reflect_every: int = Field(default=10, ge=0)
+
+    # --- lifecycle (importance, decay, feedback, gc)
+    #: importance a new memory starts with, by category (JSON), on top of the defaults
+    #: preference .9, lesson .85, fact .8, goal .7, context .4; a category is looked up
+    #: as itself ("preference:editor"), its head ("preference"), then its class (tool,
+    #: identity, work, learning -> fact; plan -> goal; episodes and entities -> context)
+    importance_by_category: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(
+        default_factory=dict)
+    #: days without a recall after which a memory's importance has halved
+    importance_half_life_days: float = Field(default=30.0, gt=0.0)
+    #: reinforcement by use: importance x (1 + this x ln(1 + times recalled)), at most 1
+    importance_reinforcement: float = Field(default=0.2, ge=0.0, le=10.0)
+    #: gc forgets memories whose importance now is below this
+    forget_threshold: float = Field(default=0.1, ge=0.0, le=1.0)
+    #: how far one feedback signal moves importance or confidence (bounded to [0, 1])
+    feedback_step: float = Field(default=0.1, gt=0.0, le=0.5)
+    #: a memory whose confidence falls below this after feedback is marked for review
+    review_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
 
     # --- limits
     max_content_chars: int = 20000

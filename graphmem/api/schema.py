@@ -17,7 +17,14 @@ from graphmem.api._limits import Budget, RequestLimits
 from graphmem.api.context import Info
 from graphmem.api.errors import ClientErrors
 from graphmem.api.inputs import EpisodeInput, RecallInput, RelationInput
-from graphmem.api.scalars import DATETIME
+from graphmem.api.lifecycle_types import (
+    FeedbackEntry,
+    FeedbackResult,
+    FeedbackSignal,
+    GcReport,
+    MemoryImportance,
+)
+from graphmem.api.scalars import DATETIME, MemoryKind
 from graphmem.api.types import (
     Abstraction,
     AddEpisodePayload,
@@ -118,6 +125,15 @@ class Query:
                               known_at=known_at, include_history=include_history)
         return [Abstraction.from_model(a) for a in found]
 
+    @strawberry.field(description="How much a memory matters now, each factor of it, its "
+                                  "confidence and its feedback log.")
+    async def importance(self, info: Info, user_id: strawberry.ID,
+                         id: strawberry.ID) -> MemoryImportance:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        found = await ctx.run(ctx.service.lifecycle.importance, str(user_id), str(id))
+        return MemoryImportance.from_model(found)
+
     @strawberry.field(description="What a user's memory holds.")
     async def stats(self, info: Info, user_id: strawberry.ID) -> Stats:
         ctx = info.context
@@ -201,6 +217,36 @@ class Mutation:
         ctx.authorize(str(user_id))
         result = await ctx.run(ctx.service.reflect, str(user_id))
         return [Abstraction.from_model(a) for a in result.changed]
+
+    @strawberry.mutation(description="Feedback on a memory: HELPFUL raises its importance "
+                                     "(and confidence), WRONG lowers its confidence (below "
+                                     "the review threshold it is marked for review, never "
+                                     "deleted), OUTDATED lowers its importance; one bounded "
+                                     "step each, logged with the note.")
+    async def feedback(self, info: Info, user_id: strawberry.ID, id: strawberry.ID,
+                       signal: FeedbackSignal, note: str | None = None) -> FeedbackResult:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        entry, life = await ctx.run(ctx.service.lifecycle.feedback, str(user_id), str(id),
+                                    signal.value, note)
+        return FeedbackResult(applied=FeedbackEntry.from_model(entry),
+                              memory=MemoryImportance.from_model(life))
+
+    @strawberry.mutation(description="Memories whose importance now fell below the forgetting "
+                                     "threshold (maxImportance, default "
+                                     "GRAPHMEM_FORGET_THRESHOLD), least important first; "
+                                     "with dryRun false they are forgotten (restore brings "
+                                     "each back). Episodes unless kinds asks for relations or "
+                                     "abstractions; sources of current abstractions are kept.")
+    async def gc(self, info: Info, user_id: strawberry.ID, dry_run: bool = True,
+                 kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
+                 limit: int = 1000) -> GcReport:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        report = await ctx.run(ctx.service.lifecycle.gc, str(user_id), dry_run=dry_run,
+                               kinds=[k.to_model() for k in kinds] if kinds else None,
+                               max_importance=max_importance, limit=limit)
+        return GcReport.from_model(report)
 
     @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "
                                      "forgotten.")

@@ -12,6 +12,7 @@ from graphmem import model
 from graphmem import recall as recall_model
 from graphmem import relations as relations_model
 from graphmem.api.context import Info
+from graphmem.api.lifecycle_types import HealthCheck
 from graphmem.api.scalars import MemoryKind, MemoryStatus
 from graphmem.inputs import check_instant
 from graphmem.model import to_ms
@@ -275,20 +276,27 @@ class Abstraction:
 
 @strawberry.type(description="Why an item ranked where it did.")
 class Scores:
-    vector: float
-    fulltext: float
-    graph: float
-    recency: float
-    importance: float
-    frequency: float
-    temporal: float
-    fused: float
+    vector: float = strawberry.field(description="cosine similarity to the query")
+    fulltext: float = strawberry.field(description="full-text score of the query's words")
+    graph: float = strawberry.field(description="reached from the entities the query names")
+    recency: float = strawberry.field(
+        description="0.5 ** (age / 180 days) of what it is about (validFrom, occurredAt)")
+    importance: float = strawberry.field(
+        description="importance now: min(1, base by category with feedback x "
+                    "reinforcement by use) x decay; see the importance query")
+    decay: float = strawberry.field(
+        description="the decay in importance: 0.5 ** (days since last recalled, else "
+                    "recorded / GRAPHMEM_IMPORTANCE_HALF_LIFE_DAYS)")
+    frequency: float = strawberry.field(description="ln(1 + times recalled)")
+    temporal: float = strawberry.field(description="inside (+) or outside (-) the query's "
+                                                   "time window")
+    fused: float = strawberry.field(description="the searches' fused reciprocal ranks")
 
     @classmethod
     def from_model(cls, s: recall_model.Scores) -> Scores:
         return cls(vector=s.vector, fulltext=s.fulltext, graph=s.graph, recency=s.recency,
-                   importance=s.importance, frequency=s.frequency, temporal=s.temporal,
-                   fused=s.fused)
+                   importance=s.importance, decay=s.decay, frequency=s.frequency,
+                   temporal=s.temporal, fused=s.fused)
 
 
 @strawberry.type(description="One recalled memory; text is readable on its own.")
@@ -421,6 +429,19 @@ class Stats:
     reflection_due: bool = strawberry.field(
         description="whether reflect would now add, re-version or close abstractions")
     reflection_reason: str | None = strawberry.field(description="why reflection is due")
+    model: strawberry.Private[StatsModel]
+
+    @strawberry.field(description="Reflection due, mixed embedding models, integrity "
+                                  "(dangling edges), size, memories marked for review or "
+                                  "below the forgetting threshold, and warnings. Reads all "
+                                  "of the user's memory.")
+    async def health_check(self, info: Info) -> HealthCheck:
+        ctx = info.context
+        s = self.model
+        found = await ctx.run(ctx.service.lifecycle.health, s.user_id,
+                              reflection_reason=s.reflection_reason,
+                              embedding_models=s.embedding_models)
+        return HealthCheck.from_model(found)
 
     @classmethod
     def from_model(cls, s: StatsModel) -> Stats:
@@ -431,7 +452,8 @@ class Stats:
                               if k in MemoryStatus.__members__],
                    embedding_models=list(s.embedding_models),
                    mixed_models_warning=s.mixed_models_warning,
-                   reflection_due=s.reflection_due, reflection_reason=s.reflection_reason)
+                   reflection_due=s.reflection_due, reflection_reason=s.reflection_reason,
+                   model=s)
 
 
 @strawberry.type

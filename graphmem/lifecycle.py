@@ -1,0 +1,478 @@
+"""The memory lifecycle: importance now, feedback, garbage collection, health.
+
+* ``importance(user, id)``: a memory's importance now, each factor of it (category,
+  feedback, reinforcement by use, decay since it was last reviewed; see
+  ``_lifecycle_score``), its confidence and its feedback log.
+* ``feedback(user, id, signal, note)``: HELPFUL / WRONG / OUTDATED move importance and
+  confidence by bounded steps (``feedback_step``; never past [0, 1]); each signal is
+  appended to the memory's ``feedbackLog`` (time, signal, note, values before and after).
+  A memory whose confidence falls below ``review_threshold`` is marked ``needsReview``:
+  never deleted. The adjustments are kept apart from the values the write path derives
+  (``importanceAdjust``, ``confidenceAdjust``), so new evidence for a relation does not
+  wipe them out.
+* ``gc(user, dry_run=True)``: the memories whose importance fell below
+  ``forget_threshold``; with ``dry_run=False`` they are forgotten (the ordinary soft
+  forget: ``restore`` brings each back). Episodes only unless asked; relations and
+  abstractions are what was learned, so asking for them comes with warnings, and the
+  sources of a current abstraction (and the episodes behind those) are always kept.
+* ``health(user, stats)``: one object with whether reflection is due, mixed embedding
+  models, integrity violations (dangling edges...) from ``graphmem.check``, size, memories
+  marked for review or below the threshold, and the warnings that follow from them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem._lifecycle_score import (
+    Importance,
+    ImportanceModel,
+    confidence_of,
+    importance_class,
+    step,
+)
+from graphmem.check import check_store
+from graphmem.errors import InvalidInputError, NotFoundError
+from graphmem.guard import GuardPolicy
+from graphmem.inputs import check_id, check_text
+from graphmem.model import MemoryKind, from_ms, to_ms
+from graphmem.recall_access import AccessTracker
+from graphmem.settings import Settings
+from graphmem.store.base import Row, Store, WritePlan
+
+LABEL_BY_PREFIX = {"rel": "Relation", "epi": "Episode", "ent": "Entity", "abs": "Abstraction"}
+KIND_OF = {"Relation": MemoryKind.RELATION, "Episode": MemoryKind.EPISODE,
+           "Entity": MemoryKind.ENTITY, "Abstraction": MemoryKind.ABSTRACTION}
+LABEL_OF = {kind: label for label, kind in KIND_OF.items()}
+
+SIGNALS = ("HELPFUL", "WRONG", "OUTDATED")
+MAX_NOTE_CHARS = 2000
+MAX_GC_LIMIT = 10_000
+#: memories (not forgotten) above which the health check suggests gc
+LARGE_MEMORY = 100_000
+_PAGE = 1000
+
+#: the plural a warning names a category class by
+_PLURAL = {"preference": "preferences", "lesson": "lessons", "fact": "facts",
+           "goal": "goals", "context": "context memories"}
+
+
+@dataclass(slots=True)
+class FeedbackEntry:
+    """One feedback signal as applied: when, which, the note, the values it moved."""
+
+    at: datetime
+    signal: str
+    note: str | None
+    importance_before: float
+    importance_after: float
+    confidence_before: float | None
+    confidence_after: float | None
+    needs_review: bool
+
+
+@dataclass(slots=True)
+class MemoryLife:
+    """A memory's importance now, explained, with its confidence and feedback log."""
+
+    id: str
+    kind: MemoryKind
+    text: str
+    importance: Importance
+    importance_class: str
+    confidence: float | None
+    needs_review: bool
+    forgotten: bool
+    feedback: list[FeedbackEntry] = field(default_factory=list)
+
+    @property
+    def last_reviewed_at(self) -> datetime:
+        return from_ms(self.importance.last_reviewed_ms)
+
+
+@dataclass(slots=True)
+class GcItem:
+    """A memory gc looked at: below the threshold, and why it was kept if it was."""
+
+    id: str
+    kind: MemoryKind
+    text: str
+    category: str
+    importance: float
+    last_reviewed_at: datetime
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class GcReport:
+    """What one gc found and did (``dry_run``: nothing)."""
+
+    dry_run: bool
+    threshold: float
+    kinds: list[MemoryKind]
+    scanned: int = 0
+    candidates: list[GcItem] = field(default_factory=list)  # forgotten, or would be
+    kept: list[GcItem] = field(default_factory=list)
+    remaining: int = 0  # below the threshold beyond ``limit``
+    forgotten: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class HealthCheck:
+    """A user's memory in one look, with the warnings that follow from it."""
+
+    reflection_due: bool
+    reflection_reason: str | None
+    embedding_models: list[str]
+    mixed_embedding_models: bool
+    dangling_edges: int
+    integrity_violations: dict[str, int]
+    memories: dict[str, int]  # label -> not forgotten
+    forgotten: int
+    needs_review: list[str]
+    below_threshold: int
+    warnings: list[str] = field(default_factory=list)
+
+
+class Lifecycle:
+    """Importance, feedback, gc and health over one store; writes through ``apply`` under
+    the service's write ``lock``."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Callable[[], datetime],
+                 apply: Callable[[WritePlan], None], lock: threading.RLock,
+                 tracker: AccessTracker | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self._apply = apply
+        self._lock = lock
+        self.tracker = tracker
+        self.model = ImportanceModel.of(settings.importance_by_category,
+                                        settings.importance_half_life_days,
+                                        settings.importance_reinforcement)
+
+    # ------------------------------------------------------------------ importance
+
+    def importance(self, user_id: str, memory_id: str) -> MemoryLife:
+        """A memory's importance now, explained; NotFoundError for another user's id."""
+        label, row = self._one(user_id, memory_id)
+        return self._life(label, row, self._now())
+
+    def _life(self, label: str, row: Row, now: int) -> MemoryLife:
+        imp = self.model.of_row(label, row, now)
+        return MemoryLife(id=row["id"], kind=KIND_OF[label], text=_text(label, row),
+                          importance=imp,
+                          importance_class=_class(self.model, imp.category),
+                          confidence=confidence_of(row) if label != "Episode" else None,
+                          needs_review=bool(row.get("needsReview")),
+                          forgotten=row.get("forgottenAt") is not None,
+                          feedback=_log(row))
+
+    # ------------------------------------------------------------------ feedback
+
+    def feedback(self, user_id: str, memory_id: str, signal: str,
+                 note: str | None = None) -> tuple[FeedbackEntry, MemoryLife]:
+        """Apply one signal to a memory, gradually, and log it; the entry and the memory."""
+        signal = str(signal).upper()
+        if signal not in SIGNALS:
+            raise InvalidInputError("signal", f"must be one of {', '.join(SIGNALS)}")
+        note = check_text(note, "note", MAX_NOTE_CHARS, required=False)
+        if note is not None:
+            note = GuardPolicy.from_settings(self.settings).guard(note, "note").text
+        with self._lock:
+            label, row = self._one(user_id, memory_id)
+            if label == "Entity":
+                raise InvalidInputError("id", "feedback applies to episodes, relations and "
+                                              "abstractions")
+            now = self._now()
+            s = self.settings.feedback_step
+            d_imp, d_conf = {"HELPFUL": (s, s / 2), "WRONG": (-s / 2, -s),
+                             "OUTDATED": (-s, 0.0)}[signal]
+            has_conf = label != "Episode" and row.get("confidence") is not None
+            if not has_conf and signal == "WRONG":
+                d_imp = -s  # a record cannot be wrong with less confidence: it matters less
+            imp_row = self.model.of_row(label, row, now)
+            imp_before = imp_row.base
+            imp_after = step(imp_before, d_imp)
+            changes: Row = {"importanceAdjust": round(imp_row.adjust + imp_after - imp_before,
+                                                      6)}
+            conf_before = confidence_of(row) if has_conf else None
+            conf_after = None
+            needs_review = bool(row.get("needsReview"))
+            if conf_before is not None:
+                conf_after = step(conf_before, d_conf)
+                adjust = float(row.get("confidenceAdjust") or 0.0)
+                changes["confidenceAdjust"] = round(adjust + conf_after - conf_before, 6)
+                needs_review = conf_after < self.settings.review_threshold
+                changes["needsReview"] = needs_review
+            entry = {"at": now, "signal": signal, "note": note,
+                     "importance": [imp_before, imp_after],
+                     "confidence": None if conf_before is None else [conf_before, conf_after],
+                     "needsReview": needs_review}
+            log = json.loads(row.get("feedbackLog") or "[]")
+            log.append(entry)
+            changes["feedbackLog"] = json.dumps(log, ensure_ascii=False)
+            plan = WritePlan(user_id=user_id, at=now)
+            plan.update(label, row["id"], changes)
+            self._apply(plan)
+            after = {**row, **changes}
+        return _entry(entry), self._life(label, after, now)
+
+    # ------------------------------------------------------------------ gc
+
+    def gc(self, user_id: str, *, dry_run: bool = True,
+           kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
+           limit: int = 1000) -> GcReport:
+        """The memories below the forgetting threshold; forgotten unless ``dry_run``."""
+        user_id = self._user(user_id)
+        kinds = list(dict.fromkeys(kinds or [MemoryKind.EPISODE]))
+        if MemoryKind.ENTITY in kinds:
+            raise InvalidInputError("kinds", "gc forgets episodes, relations and "
+                                             "abstractions, not entities")
+        if not 1 <= limit <= MAX_GC_LIMIT:
+            raise InvalidInputError("limit", f"must be between 1 and {MAX_GC_LIMIT}")
+        threshold = self.settings.forget_threshold if max_importance is None \
+            else float(max_importance)
+        if not 0.0 <= threshold <= 1.0:
+            raise InvalidInputError("maxImportance", "must be between 0 and 1")
+        report = GcReport(dry_run=dry_run, threshold=threshold, kinds=kinds)
+        now = self._now()
+        protected = self._protected(user_id)
+        below: list[tuple[str, GcItem]] = []
+        scanned: Counter[str] = Counter()
+        for label, row in self._scan(user_id, [LABEL_OF[k] for k in kinds]):
+            scanned[label] += 1
+            item = self._below(label, row, now, threshold)
+            if item is None:
+                continue
+            item.reason = protected.get(row["id"]) or (
+                "marked for review" if row.get("needsReview") else None)
+            if item.reason is not None:
+                report.kept.append(item)
+            else:
+                below.append((label, item))
+        below.sort(key=lambda p: (p[1].importance, p[1].id))
+        chosen, report.remaining = below[:limit], max(0, len(below) - limit)
+        report.scanned = sum(scanned.values())
+        if not dry_run and chosen:
+            chosen = self._forget(user_id, chosen, threshold, protected)
+            report.forgotten = len(chosen)
+        report.candidates = [item for _, item in chosen]
+        report.warnings = self._gc_warnings(report, scanned, chosen)
+        return report
+
+    def _below(self, label: str, row: Row, now: int, threshold: float) -> GcItem | None:
+        if row.get("forgottenAt") is not None:
+            return None
+        imp = self.model.of_row(label, row, now)
+        if imp.effective >= threshold:
+            return None
+        return GcItem(id=row["id"], kind=KIND_OF[label], text=_text(label, row)[:200],
+                      category=imp.category, importance=imp.effective,
+                      last_reviewed_at=from_ms(imp.last_reviewed_ms))
+
+    def _protected(self, user_id: str) -> dict[str, str]:
+        """Ids gc never forgets, with why: the sources of current abstractions and the
+        episodes those relations were learned from."""
+        out: dict[str, str] = {}
+        sources: set[str] = set()
+        for _, row in self._scan(user_id, ["Abstraction"]):
+            if row.get("expiredAt") is None and row.get("forgottenAt") is None:
+                sources.update(row.get("sourceIds") or [])
+        for rel in self.store.nodes("Relation", user_id, sorted(sources)) if sources else []:
+            out[rel["id"]] = "a source of a current abstraction"
+            for ep in rel.get("episodeIds") or []:
+                out.setdefault(ep, "evidence of a source of a current abstraction")
+        return out
+
+    def _forget(self, user_id: str, chosen: list[tuple[str, GcItem]], threshold: float,
+                protected: dict[str, str]) -> list[tuple[str, GcItem]]:
+        """Forget the chosen memories in one write, each checked again under the lock (a
+        recall or a restore may have come in since the scan)."""
+        with self._lock:
+            now = self._now()
+            by_label: dict[str, list[str]] = {}
+            for label, item in chosen:
+                by_label.setdefault(label, []).append(item.id)
+            still: set[str] = set()
+            for label, ids in by_label.items():
+                for row in self._rows(label, user_id, ids):
+                    if row["id"] not in protected and not row.get("needsReview") \
+                            and self._below(label, row, now, threshold) is not None:
+                        still.add(row["id"])
+            done = [(label, item) for label, item in chosen if item.id in still]
+            if done:
+                plan = WritePlan(user_id=user_id, at=now)
+                for label, item in done:
+                    plan.update(label, item.id, {"forgottenAt": now})
+                self._apply(plan)
+        return done
+
+    def _gc_warnings(self, report: GcReport, scanned: Counter[str],
+                     chosen: list[tuple[str, GcItem]]) -> list[str]:
+        verb = "would forget" if report.dry_run else "forgot"
+        out: list[str] = []
+        learned = [k for k in report.kinds if k is not MemoryKind.EPISODE]
+        if learned:
+            out.append(f"{' and '.join(k.value.lower() + 's' for k in learned)} were asked "
+                       f"for: they hold what was learned, not raw records (restore brings "
+                       f"each back)")
+        classes = Counter(_class(self.model, item.category) for label, item in chosen
+                          if label != "Episode")
+        for cls in ("preference", "lesson", "fact", "goal", "context"):
+            if classes[cls]:
+                out.append(f"{verb} {classes[cls]} {_PLURAL[cls] if classes[cls] > 1 else cls}")
+        abstractions = sum(1 for label, _ in chosen if label == "Abstraction")
+        if abstractions:
+            out.append(f"{verb} {abstractions} abstraction(s)")
+        per_label = Counter(label for label, _ in chosen)
+        for label, n in sorted(per_label.items()):
+            if scanned[label] and n * 2 >= scanned[label]:
+                out.append(f"{verb} {n} of the user's {scanned[label]} "
+                           f"{label.lower()}s ({100 * n // scanned[label]}%)")
+        if report.kept:
+            out.append(f"kept {len(report.kept)} below the threshold (sources of current "
+                       f"abstractions, their evidence, or marked for review)")
+        if report.remaining:
+            out.append(f"{report.remaining} more below the threshold beyond the limit: run "
+                       f"gc again")
+        return out
+
+    # ------------------------------------------------------------------ health
+
+    def health(self, user_id: str, *, reflection_reason: str | None,
+               embedding_models: list[str]) -> HealthCheck:
+        """The user's memory in one look (reads everything of the user: not for every
+        request)."""
+        user_id = self._user(user_id)
+        now = self._now()
+        live: Counter[str] = Counter()
+        forgotten = 0
+        review: list[str] = []
+        below = 0
+        for label, row in self._scan(user_id, ["Episode", "Entity", "Relation",
+                                               "Abstraction"]):
+            if row.get("forgottenAt") is not None:
+                forgotten += 1
+                continue
+            live[label] += 1
+            if row.get("needsReview"):
+                review.append(row["id"])
+            if label != "Entity" and self._below(label, row, now,
+                                                 self.settings.forget_threshold):
+                below += 1
+        report = check_store(self.store, [user_id], now=from_ms(now))  # type: ignore[arg-type]
+        by_rule = dict(sorted(report.by_rule.items()))
+        dangling = sum(by_rule.get(r, 0) for r in ("chain", "relation-edges", "edge-ends"))
+        h = HealthCheck(
+            reflection_due=reflection_reason is not None,
+            reflection_reason=reflection_reason, embedding_models=list(embedding_models),
+            mixed_embedding_models=len(embedding_models) > 1, dangling_edges=dangling,
+            integrity_violations=by_rule,
+            memories={k: live[k] for k in ("Episode", "Entity", "Relation", "Abstraction")},
+            forgotten=forgotten, needs_review=sorted(review), below_threshold=below)
+        if h.reflection_due:
+            h.warnings.append(f"reflection is due: {reflection_reason}")
+        if h.mixed_embedding_models:
+            h.warnings.append(f"memories were embedded with {len(embedding_models)} models "
+                              f"({', '.join(embedding_models)}): their vectors are not "
+                              f"comparable; re-embed or keep one model")
+        if by_rule:
+            h.warnings.append(f"graphmem check found {sum(by_rule.values())} integrity "
+                              f"violation(s) ({', '.join(f'{k} {v}' for k, v in by_rule.items())}"
+                              f"), {dangling} of them dangling or missing edges")
+        if review:
+            h.warnings.append(f"{len(review)} memory(ies) marked for review after feedback")
+        if below:
+            h.warnings.append(f"{below} memory(ies) below the forgetting threshold "
+                              f"{self.settings.forget_threshold}: gc(dryRun: true) lists them")
+        total = sum(live.values())
+        if total > LARGE_MEMORY:
+            h.warnings.append(f"{total} memories: a gc would keep recall and reflection fast")
+        return h
+
+    # ------------------------------------------------------------------ reads
+
+    def _now(self) -> int:
+        return to_ms(self.clock()) or 0
+
+    def _user(self, user_id: str) -> str:
+        user_id = check_id(user_id, "userId") or ""
+        if not any(self.store.count(label, user_id)[0] for label in ("Relation", "Episode")):
+            raise NotFoundError("user", user_id)
+        return user_id
+
+    def _one(self, user_id: str, memory_id: str) -> tuple[str, Row]:
+        user_id = check_id(user_id, "userId") or ""
+        memory_id = check_id(memory_id, "id") or ""
+        label = LABEL_BY_PREFIX.get(memory_id.split("_", 1)[0])
+        rows = self._rows(label, user_id, [memory_id]) if label else []
+        if not rows:
+            raise NotFoundError("memory", memory_id)
+        return label or "", rows[0]
+
+    def _rows(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
+        return self._with_pending(label, user_id, self.store.nodes(label, user_id, ids))
+
+    def _scan(self, user_id: str, labels: list[str]) -> Iterator[tuple[str, Row]]:
+        for label in labels:
+            skip = 0
+            while True:
+                page = self.store.export_nodes(label, user_id, skip, _PAGE)
+                yield from ((label, r) for r in self._with_pending(label, user_id, page))
+                if len(page) < _PAGE:
+                    break
+                skip += _PAGE
+
+    def _with_pending(self, label: str, user_id: str, rows: list[Row]) -> list[Row]:
+        """Rows with the access counts recall has not written yet (reads write nothing)."""
+        if self.tracker is None or not rows:
+            return rows
+        pending = self.tracker.pending(user_id, label, [r["id"] for r in rows])
+        if not pending:
+            return rows
+        out = []
+        for r in rows:
+            p = pending.get(r["id"])
+            if p is not None:
+                r = {**r, "accessCount": int(r.get("accessCount") or 0) + p[0],
+                     "lastAccessedAt": max(int(r.get("lastAccessedAt") or 0), p[1])}
+            out.append(r)
+        return out
+
+
+def _class(model: ImportanceModel, category: str) -> str:
+    return importance_class(category, model.table)
+
+
+def _text(label: str, row: Row) -> str:
+    key = {"Episode": "content", "Relation": "statement", "Abstraction": "conclusion",
+           "Entity": "name"}[label]
+    return str(row.get(key) or "")
+
+
+def _entry(raw: dict[str, Any]) -> FeedbackEntry:
+    imp = raw.get("importance") or [0.0, 0.0]
+    conf = raw.get("confidence")
+    return FeedbackEntry(at=from_ms(int(raw.get("at") or 0)), signal=str(raw.get("signal")),
+                         note=raw.get("note"), importance_before=float(imp[0]),
+                         importance_after=float(imp[1]),
+                         confidence_before=None if conf is None else float(conf[0]),
+                         confidence_after=None if conf is None else float(conf[1]),
+                         needs_review=bool(raw.get("needsReview")))
+
+
+def _log(row: Row) -> list[FeedbackEntry]:
+    """The feedback log of a row, oldest first (a malformed log reads as empty)."""
+    try:
+        raw = json.loads(row.get("feedbackLog") or "[]")
+    except (TypeError, ValueError):
+        return []
+    return [_entry(e) for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
