@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def tour_steps() -> list[tuple[str, object]]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Five-minute tour", 1)[1].split("\n## ", 1)[0]
+    # the tour runs to the next heading (the sections after it have their own examples)
+    section = re.split(r"\n#{2,3} ", text.split("## Five-minute tour", 1)[1], maxsplit=1)[0]
     blocks = re.findall(r"```(\w+)\n(.*?)```", section, flags=re.S)
     steps = []
     for (lang, body), (next_lang, answer) in zip(blocks, blocks[1:], strict=False):
