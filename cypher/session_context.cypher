@@ -4,11 +4,13 @@
 // recall_episodes.
 MATCH (s:Episode)
 WHERE s.id IN $ids AND s.userId = $userId
-WITH collect(DISTINCT s.sessionId) AS sessions, min(s.occurredAt) - $spanMs AS lo,
-     max(s.occurredAt) + $spanMs AS hi
+// toInteger: a stored value that is no number (a hand edit) drops out instead of failing
+// the arithmetic
+WITH collect(DISTINCT s.sessionId) AS sessions, min(toInteger(s.occurredAt)) - $spanMs AS lo,
+     max(toInteger(s.occurredAt)) + $spanMs AS hi
 MATCH (n:Episode)
-WHERE n.userId = $userId AND n.sessionId IN sessions AND n.occurredAt >= lo
-  AND n.occurredAt <= hi
+WHERE n.userId = $userId AND n.sessionId IN sessions AND toInteger(n.occurredAt) >= lo
+  AND toInteger(n.occurredAt) <= hi
 OPTIONAL MATCH (a:Access {id: n.id})
 RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
           accessCount: coalesce(a.count, n.accessCount),

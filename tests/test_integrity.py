@@ -205,6 +205,27 @@ def test_stored_out_of_range_instants_do_not_take_the_memory_down(
     assert api.data(forget, {"u": user, "id": bad["id"]})["forget"] is True
 
 
+def test_stored_instants_that_are_not_numbers_do_not_take_the_memory_down(
+        api: Api, store: Any, user: str) -> None:
+    ok = api.data(ADD_EPISODE, {"in": episode(user, "Ann uses Vim.")})["addEpisode"]["episode"]
+    bad = api.data(ADD_EPISODE, {"in": episode(user, "Ann uses Emacs at work.",
+                                               sourceRef="m2")})["addEpisode"]["episode"]
+    rel = api.data(ADD_RELATION, {"in": relation(user, "Go")})["addRelation"]
+    # a hand edit or a foreign tool: text where an instant belongs
+    plan = WritePlan(user_id=user, at=0)
+    plan.update("Episode", bad["id"], {"occurredAt": "yesterday", "recordedAt": "x"})
+    plan.update("Relation", rel["id"], {"validFrom": "2024", "recordedAt": "x"})
+    store.apply(plan)
+    found = api.data(RECALL, {"in": {"userId": user, "query": "what does Ann use"}})
+    assert found["recall"]["items"]
+    page = api.data(EPISODES, {"u": user})["episodes"]
+    assert {e["id"] for e in page["items"]} >= {ok["id"]}
+    api.data(RELATIONS, {"u": user})
+    api.data(ENTITIES, {"u": user})
+    forget = "mutation($u: ID!, $id: ID!) { forget(userId: $u, id: $id) }"
+    assert api.data(forget, {"u": user, "id": bad["id"]})["forget"] is True
+
+
 def test_from_ms_never_raises_on_a_stored_value() -> None:
     for value in (10**18, -10**18, 2**70, float("inf"), float("nan"), "2024", [1]):
         assert MIN_INSTANT <= from_ms(value) <= MAX_INSTANT  # type: ignore[arg-type, operator]

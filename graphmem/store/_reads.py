@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem.model import from_ms, instant_in_range, to_ms
 from graphmem.store.base import EDGE_ENDS, Hit, RelationPageQuery, Row, expand_from
 from graphmem.store.queries import LABELS, Queries
 
@@ -27,7 +28,7 @@ class CypherReads:
         raise NotImplementedError
 
     def _rows(self, name: str, params: dict[str, Any], **slots: str | int) -> list[Row]:
-        return [_props(r[0]) for r in self._exec(self._q.get(name, **slots), params)]
+        return [_readable(_props(r[0])) for r in self._exec(self._q.get(name, **slots), params)]
 
     def nodes(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
         if not ids:
@@ -185,8 +186,10 @@ class CypherReads:
         return {str(r[0]): int(r[1]) for r in rows}
 
     def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]:
-        return self._rows("export_nodes", {"userId": user_id, "skip": skip, "limit": limit},
-                          label=label)
+        """The nodes as stored, bad values included (``graphmem check`` reports them)."""
+        rows = self._exec(self._q.get("export_nodes", label=label),
+                          {"userId": user_id, "skip": skip, "limit": limit})
+        return [_props(r[0]) for r in rows]
 
     def export_edges(self, edge: str, user_id: str) -> list[Row]:
         src, dst = EDGE_ENDS[edge]
@@ -229,3 +232,19 @@ def _props(value: Any) -> Row:
     props = dict(value or {})
     props.pop("embedding", None)  # vectors stay in the store
     return props
+
+
+#: node properties that hold an instant (epoch ms)
+INSTANT_PROPS = ("createdAt", "occurredAt", "recordedAt", "validFrom", "validUntil",
+                 "expiredAt", "forgottenAt", "lastAccessedAt")
+
+
+def _readable(row: Row) -> Row:
+    """A row whose instants are all integers in range: a value written by hand or by a
+    foreign tool (text, a float, out of range) is read as ``from_ms`` reads it (the nearest
+    bound, logged), so one bad row never breaks the arithmetic of a whole read."""
+    for key in INSTANT_PROPS:
+        value = row.get(key)
+        if value is not None and not instant_in_range(value):
+            row[key] = to_ms(from_ms(value))
+    return row
