@@ -181,10 +181,10 @@ def test_the_index_path_asks_past_any_fixed_cap(bolt_world: World,
     monkeypatch.setattr(neo4j_store, "EXACT_SCAN_MAX", 5)  # the small tenant is "big" now
     monkeypatch.setattr(store, "_sizes", {})
     monkeypatch.setattr(store, "_indexed", set())
-    monkeypatch.setattr(store, "_fetch", {})
+    monkeypatch.setitem(store.__dict__, "_vector_fetch_hints", {})
     hits = store.vector_search("Episode", SMALL, bolt_world.embedder.embed_one(QUESTION), 10)
     assert ("Episode", SMALL) in store._indexed
-    assert store._fetch[("Episode", SMALL)] > VECTOR_FETCH_MAX
+    assert store._fetch_hints[("Episode", SMALL)] > VECTOR_FETCH_MAX
     assert set(bolt_world.pets) <= {h.id for h in hits[:2]}
 
 

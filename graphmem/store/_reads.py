@@ -41,28 +41,37 @@ class CypherReads:
             return []
         return self._rows(_RECALL_ROWS[label], {"ids": ids, "userId": user_id})
 
+    #: the most nodes one vector search asks the index for (None: no cap)
+    vector_fetch_max: int | None = VECTOR_FETCH_MAX
+    #: how many times more to ask for when the user's share came out short
+    vector_fetch_growth = 4
+
     def vector_search(self, label: str, user_id: str, vector: list[float],
                       k: int) -> list[Hit]:
-        """This user's ``k`` nearest ``label`` nodes, through the shared vector index.
+        """This user's ``k`` nearest ``label`` nodes, through the label's vector index.
 
-        The index holds every user's nodes, so it is asked for more than ``k`` and the
+        The index may hold other users' nodes, so it is asked for more than ``k`` and the
         user's are kept. How many to ask for is learned per user and label: it starts at
-        ``max(2k, 64)`` and grows (up to ``VECTOR_FETCH_MAX``) while the user's share comes
-        out short and the index had more to give; a large tenant pays for little
-        over-fetch, a small one for the few retries its first searches take.
+        ``max(2k, 64)`` and grows by ``vector_fetch_growth`` (up to ``vector_fetch_max``,
+        or until the index runs dry when that is None) while the user's share comes out
+        short and the index had more to give; a large tenant pays for little over-fetch, a
+        small one for the few retries its first searches take.
         """
         key = (label, user_id)
         # at least 64: the index's search breadth follows the count asked for, and below
         # that its recall@10 dropped (0.94 at 10k relations against 0.99 with 64)
         fetch = max(self._fetch_hints.get(key, 0), 2 * k, 64)
         text = self._q.get("vector_search", label=label)
+        cap = self.vector_fetch_max
         while True:
             rows = self._exec(text, {"fetch": fetch, "k": k, "vector": vector,
                                      "userId": user_id})
             seen, mine = (int(rows[0][0] or 0), list(rows[0][1] or [])) if rows else (0, [])
-            if len(mine) >= k or seen < fetch or fetch >= VECTOR_FETCH_MAX:
+            if len(mine) >= k or seen < fetch or (cap is not None and fetch >= cap):
                 break
-            fetch = min(fetch * 4, VECTOR_FETCH_MAX)
+            fetch *= self.vector_fetch_growth
+            if cap is not None:
+                fetch = min(fetch, cap)
         if fetch > 2 * k:
             if len(self._fetch_hints) >= 65_536:
                 self._fetch_hints.clear()

@@ -59,6 +59,10 @@ class Neo4jStore(CypherReads):
     """Neo4j 5 (or a Bolt-compatible server) through the official driver."""
 
     name = "neo4j"
+    # A big user goes through the index shared by all users: asked for twice as many
+    # each time, with no cap, until k are the user's or the index has no more.
+    vector_fetch_max = None
+    vector_fetch_growth = 2
 
     def __init__(self, *, uri: str, user: str, password: str, database: str, dim: int = 384,
                  index_mode: str = "native", http_url: str = "") -> None:
@@ -72,7 +76,6 @@ class Neo4jStore(CypherReads):
         self._driver: Any = None
         self._lock = threading.RLock()
         self._indexed: set[tuple[str, str]] = set()  # (label, user) searched by the index
-        self._fetch: dict[tuple[str, str], int] = {}  # ... and how many it last had to ask
         self._sizes: dict[tuple[str, str], tuple[int, float]] = {}  # -> (nodes, counted at)
         self._ft_stats = CorpusStats()  # BM25's corpus size and length per (label, user)
 
@@ -231,7 +234,7 @@ class Neo4jStore(CypherReads):
             rows = self._run(self._q.get("vector_exact", label=label),
                              {"userId": user_id, "vector": vector, "k": k})
             return [Hit(str(r[0]), float(r[1])) for r in rows]
-        return self._index_search(label, user_id, vector, k)
+        return super().vector_search(label, user_id, vector, k)
 
     def _tenant_size(self, label: str, user_id: str) -> int:
         """How many ``label`` nodes the user has, counted at most every ``SIZE_TTL_S``.
@@ -256,24 +259,6 @@ class Neo4jStore(CypherReads):
         else:
             self._sizes[key] = (size, now)
         return size
-
-    def _index_search(self, label: str, user_id: str, vector: list[float],
-                      k: int) -> list[Hit]:
-        key = (label, user_id)
-        # at least 64: the index's search breadth follows the count asked for
-        fetch = max(self._fetch.get(key, 0), 2 * k, 64)
-        text = self._q.get("vector_search", label=label)
-        while True:
-            rows = self._run(text, {"fetch": fetch, "k": k, "vector": vector,
-                                    "userId": user_id})
-            seen, mine = (int(rows[0][0] or 0), list(rows[0][1] or [])) if rows else (0, [])
-            if len(mine) >= k or seen < fetch:
-                break
-            fetch *= 2
-        if len(self._fetch) >= 65_536:
-            self._fetch.clear()
-        self._fetch[key] = fetch
-        return [Hit(str(m[0]), float(m[1])) for m in mine[:k]]
 
 
 class _StalePlan(Exception):
