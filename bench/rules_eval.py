@@ -20,6 +20,28 @@ Examples::
     python bench/rules_eval.py --quick          # one pass, no timing repeats
     python bench/rules_eval.py --verbose        # also list every miss and false positive
     python bench/rules_eval.py --json /tmp/r.json --corpus my_corpus.jsonl
+    python bench/rules_eval.py --split dev -v   # the everyday-sentence corpus, dev split
+    python bench/rules_eval.py --split test     # its test split (report only, never tune)
+
+Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test}.json``): plain
+first-person sentences in English and Chinese, each with a ``kind`` (preference, work_move,
+tools, allergy, family, pet, plan, lesson, change_one, and the must-yield-nothing kinds
+question, hypothetical, hearsay, negated_wish, filler, secret) and its expected facts; plus
+``change`` items, a sequence of messages with the facts that must be current at the end
+(``now``) and the ones that must have ended (``gone``). The split is fixed by id: an item
+whose id is divisible by 3 is test, every other item dev. Matching there is lenient but
+honest (``fact_matches``): subjects and objects compared after ``normalize`` and the
+lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" = "Evernote"); predicates after
+``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine says ``prefers`` for a
+lexicon object and ``likes`` for any other, and so on); ``stop`` must agree; a known tool
+chosen is stated in both slots (``prefers`` and ``uses``, the engine's convention), so the
+slot not asked for, beside a matched one, counts neither way; an expected
+object may list alternatives; free-text objects (plans, goals, lessons, causes) also match
+when one contains the other and the shorter is at least 2/3 of the longer. A change is
+handled when, through the service (embedded store, hashing embedder), the ``gone`` facts
+are current after the first message and, after the last, every ``now`` fact is current
+and no ``gone`` fact is. Secrets: an item's secret must appear in no relation, neither in
+the engine's own output on the raw text nor in what the service stores.
 """
 
 from __future__ import annotations
@@ -30,7 +52,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphmem.extract import Message  # noqa: E402
+from graphmem.extract._lexicon import canonicalize  # noqa: E402
 from graphmem.extract.rules import RuleExtractor  # noqa: E402
 from graphmem.model import normalize  # noqa: E402
 
@@ -138,6 +161,299 @@ def evaluate(rows: list[dict[str, Any]]) -> Report:
     return report
 
 
+# --------------------------------------------------------------------------- split corpus
+
+DATA = ROOT / "bench" / "data"
+SILENT_KINDS = frozenset({"question", "hypothetical", "hearsay", "negated_wish", "filler"})
+#: Predicate spellings that say the same thing, folded to one before matching.
+PREDICATE_SYNONYMS = {
+    "prefers": "likes", "loves": "likes", "enjoys": "likes", "is_into": "likes",
+    "works_for": "works_at", "employed_by": "works_at", "employer": "works_at",
+    "resides_in": "lives_in", "based_in": "lives_in", "is_named": "name_is", "name": "name_is",
+    "works_as": "has_role", "role": "has_role", "job": "has_role",
+    "intends_to": "plans_to", "wants_to": "plans_to", "plan": "plans_to",
+    "is_learning": "learning", "learns": "learning",
+    "is_allergic_to": "allergic_to", "allergy": "allergic_to",
+    "owns_pet": "has_pet", "pet": "has_pet",
+    "lesson": "learned", "learned_that": "learned", "lesson_learned": "learned",
+}
+FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
+
+
+def load_split(name: str) -> list[dict[str, Any]]:
+    """The items of ``bench/data/extraction_<name>.json``."""
+    doc = json.loads((DATA / f"extraction_{name}.json").read_text(encoding="utf-8"))
+    items: list[dict[str, Any]] = doc["items"]
+    return items
+
+
+def in_test_split(item_id: int) -> bool:
+    """The committed split rule: ids divisible by 3 are test, all others dev."""
+    return item_id % 3 == 0
+
+
+def _canon(text: str) -> str:
+    name, _ = canonicalize(text)
+    return normalize(name)
+
+
+def _predicate(p: str) -> str:
+    p = p.strip().casefold()
+    return PREDICATE_SYNONYMS.get(p, p)
+
+
+def _objects_match(predicate: str, expected: str, got: str) -> bool:
+    a, b = _canon(expected), _canon(got)
+    if a == b:
+        return True
+    if predicate not in FREE_TEXT or not a or not b:
+        return False
+    short, long_ = sorted((a.replace(" ", ""), b.replace(" ", "")), key=len)
+    return short in long_ and 3 * len(short) >= 2 * len(long_)
+
+
+def fact_matches(expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """Whether an extracted fact (subject, predicate, object, stop) is the expected one."""
+    p = _predicate(expected["predicate"])
+    if p != _predicate(got["predicate"]) or bool(expected.get("stop")) != bool(got.get("stop")):
+        return False
+    if _canon(expected["subject"]) != _canon(got["subject"]):
+        return False
+    wanted = expected["object"]
+    options = wanted if isinstance(wanted, list) else [wanted]
+    return any(_objects_match(p, o, got["object"]) for o in options)
+
+
+def _extract(texts: list[str], extractor: RuleExtractor) -> list[dict[str, Any]]:
+    at = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
+    out: list[dict[str, Any]] = []
+    for text in texts:
+        result = extractor.extract([Message(content=text, role="user", occurred_at=at)])
+        out.extend(r.model_dump() for r in result.relations)
+    return out
+
+
+def _pair(expected: list[dict[str, Any]], got: list[dict[str, Any]]
+          ) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+    """Greedy one-to-one matching: (hits, expected facts missed, extracted facts unmatched)."""
+    left = list(got)
+    missed: list[dict[str, Any]] = []
+    matched: list[dict[str, Any]] = []
+    for e in expected:
+        j = next((k for k, g in enumerate(left) if fact_matches(e, g)), None)
+        if j is None:
+            missed.append(e)
+        else:
+            matched.append(left.pop(j))
+    return len(matched), missed, [g for g in left if not _companion(g, matched)]
+
+
+_TOOL_PAIR = frozenset({"likes", "uses"})
+
+
+def _companion(got: dict[str, Any], matched: list[dict[str, Any]]) -> bool:
+    """The engine's second slot for one choice: a known tool chosen ("switched to Obsidian")
+    is stated as both ``prefers`` and ``uses``; the one not asked for is no error."""
+    p = _predicate(got["predicate"])
+    same = ("subject", "object")
+    return p in _TOOL_PAIR and any(
+        {p, _predicate(m["predicate"])} == _TOOL_PAIR
+        and bool(m.get("stop")) == bool(got.get("stop"))
+        and all(_canon(m[k]) == _canon(got[k]) for k in same)
+        for m in matched)
+
+
+def _secret_in(secret: str, relations: list[dict[str, Any]]) -> bool:
+    fields = ("subject", "object", "statement")
+    return any(secret in str(r.get(f) or "") for r in relations for f in fields)
+
+
+@dataclass
+class SplitReport:
+    """What one run on a split measured."""
+
+    overall: Score = field(default_factory=Score)
+    by_language: dict[str, Score] = field(default_factory=dict)
+    by_kind: dict[str, Score] = field(default_factory=dict)
+    silent: dict[str, list[int]] = field(default_factory=dict)  # lang -> [silent, items]
+    changes: dict[str, list[int]] = field(default_factory=dict)  # lang -> [handled, items]
+    secrets: int = 0
+    leaked_raw: int = 0
+    leaked_stored: int = 0
+    sentences: int = 0
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    false_positives: list[dict[str, Any]] = field(default_factory=list)
+    unhandled: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _short_fact(r: dict[str, Any]) -> str:
+    stop = " (stop)" if r.get("stop") else ""
+    return f"{r['subject']} {r['predicate']} {r['object']}{stop}"
+
+
+def evaluate_split(items: list[dict[str, Any]], service: Any = None) -> SplitReport:
+    """Score the rule engine on split items; ``service`` (a ``MemoryService``) adds the
+    change-of-mind and stored-secret checks, which go through the real write path."""
+    extractor = RuleExtractor()
+    rep = SplitReport()
+    for item in items:
+        lang = item["lang"]
+        if "sequence" in item:
+            rep.sentences += len(item["sequence"])
+            if service is not None:
+                counts = rep.changes.setdefault(lang, [0, 0])
+                ok, why = _change_handled(service, item)
+                counts[0] += ok
+                counts[1] += 1
+                if not ok:
+                    rep.unhandled.append({"id": item["id"], "sequence": item["sequence"],
+                                          "why": why})
+            continue
+        rep.sentences += 1
+        got = _extract([item["text"]], extractor)
+        hits, missed, extra = _pair(item["expected"], got)
+        for score in (rep.overall, rep.by_language.setdefault(lang, Score()),
+                      rep.by_kind.setdefault(item["kind"], Score())):
+            score.tp += hits
+            score.fn += len(missed)
+            score.fp += len(extra)
+        rep.misses += [{"id": item["id"], "text": item["text"], "fact": _short_fact(m)}
+                       for m in missed]
+        rep.false_positives += [{"id": item["id"], "text": item["text"],
+                                 "fact": _short_fact(x)} for x in extra]
+        if item["kind"] in SILENT_KINDS:
+            counts = rep.silent.setdefault(lang, [0, 0])
+            counts[0] += not got
+            counts[1] += 1
+        if item.get("secret"):
+            rep.secrets += 1
+            rep.leaked_raw += _secret_in(item["secret"], got)
+            if service is not None:
+                rep.leaked_stored += _stored_secret(service, item)
+    return rep
+
+
+def _current(service: Any, user: str) -> list[dict[str, Any]]:
+    return [r.model_dump() for r in service.relations(user)]
+
+
+def _all_matched(wanted: list[dict[str, Any]], have: list[dict[str, Any]]) -> bool:
+    return all(any(fact_matches(w, h) for h in have) for w in wanted)
+
+
+def _none_matched(wanted: list[dict[str, Any]], have: list[dict[str, Any]]) -> bool:
+    return not any(fact_matches(w, h) for w in wanted for h in have)
+
+
+def _change_handled(service: Any, item: dict[str, Any]) -> tuple[bool, str]:
+    from graphmem.inputs import EpisodeIn
+
+    user = f"change-{item['id']}"
+    start = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
+    for n, text in enumerate(item["sequence"]):
+        service.add_episode(EpisodeIn(user_id=user, occurred_at=start + timedelta(days=30 * n),
+                                      content=text, role="user", source_ref=f"m{n}"))
+        if n == 0 and not _all_matched(item["gone"], _current(service, user)):
+            return False, "first message not understood"
+    current = _current(service, user)
+    if not _all_matched(item["now"], current):
+        return False, "new value not current: " + "; ".join(map(_short_fact, current))
+    if not _none_matched(item["gone"], current):
+        return False, "old value still current: " + "; ".join(map(_short_fact, current))
+    return True, ""
+
+
+def _stored_secret(service: Any, item: dict[str, Any]) -> bool:
+    from graphmem.inputs import EpisodeIn
+
+    user = f"secret-{item['id']}"
+    service.add_episode(EpisodeIn(user_id=user, occurred_at=datetime(2024, 1, 10, tzinfo=UTC),
+                                  content=item["text"], role="user"))
+    stored = [r.model_dump() for r in service.relations(user, include_history=True)]
+    return _secret_in(item["secret"], stored)
+
+
+def _open_service(tmp: str) -> Any:
+    from graphmem.bootstrap import build_service
+    from graphmem.settings import Settings
+
+    service = build_service(Settings(data_dir=Path(tmp), embedder="hashing"))
+    service.open()
+    return service
+
+
+def _ratio(pair: list[int]) -> str:
+    return f"{pair[0]}/{pair[1]}" if pair[1] else "-"
+
+
+def split_json(name: str, rep: SplitReport) -> dict[str, Any]:
+    total_changes = [sum(v[0] for v in rep.changes.values()),
+                     sum(v[1] for v in rep.changes.values())]
+    total_silent = [sum(v[0] for v in rep.silent.values()),
+                    sum(v[1] for v in rep.silent.values())]
+    return {
+        "split": name, "rule": "test: id % 3 == 0; dev: every other id",
+        "sentences": rep.sentences, "overall": rep.overall.as_dict(),
+        "by_language": {k: v.as_dict() for k, v in sorted(rep.by_language.items())},
+        "by_kind": {k: v.as_dict() for k, v in sorted(rep.by_kind.items())},
+        "silent_on_must_yield_nothing": {"all": total_silent, **rep.silent},
+        "changes_handled": {"all": total_changes, **rep.changes},
+        "secrets": rep.secrets, "leaked_secrets_engine": rep.leaked_raw,
+        "leaked_secrets_stored": rep.leaked_stored,
+        "misses": rep.misses, "false_positives": rep.false_positives,
+        "unhandled_changes": rep.unhandled,
+    }
+
+
+def print_split(name: str, rep: SplitReport, verbose: bool) -> None:
+    print(f"split {name}: {rep.sentences} sentences")
+    print()
+    print(_table("overall", {"all": rep.overall}))
+    print()
+    print(_table("language", dict(sorted(rep.by_language.items()))))
+    print()
+    print(_table("kind", dict(sorted(rep.by_kind.items()))))
+    print()
+    for lang in sorted(set(rep.silent) | set(rep.changes)):
+        print(f"{lang}: silent on must-yield-nothing {_ratio(rep.silent.get(lang, [0, 0]))}, "
+              f"changes of mind handled {_ratio(rep.changes.get(lang, [0, 0]))}")
+    print(f"secrets: {rep.secrets}, leaked by the engine {rep.leaked_raw}, "
+          f"stored by the service {rep.leaked_stored}")
+    if verbose:
+        print("\nmisses (expected, not extracted):")
+        for m in rep.misses:
+            print(f"  - [{m['id']}] {m['text']!r}: {m['fact']}")
+        print("\nfalse positives (extracted, not expected):")
+        for m in rep.false_positives:
+            print(f"  + [{m['id']}] {m['text']!r}: {m['fact']}")
+        print("\nchanges of mind not handled:")
+        for m in rep.unhandled:
+            print(f"  ! [{m['id']}] {m['sequence']}: {m['why']}")
+
+
+def run_splits(names: list[str], verbose: bool, json_path: Path | None,
+               with_service: bool = True) -> int:
+    import tempfile
+
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        service = _open_service(tmp) if with_service else None
+        try:
+            for name in names:
+                rep = evaluate_split(load_split(name), service)
+                print_split(name, rep, verbose)
+                print()
+                out[name] = split_json(name, rep)
+        finally:
+            if service is not None:
+                service.close()
+    path = json_path or ROOT / "bench" / "results" / f"rules_eval_{'_'.join(names)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
 def _table(title: str, scores: dict[str, Score]) -> str:
     lines = [f"{title:<18} {'P':>6} {'R':>6} {'F1':>6} {'tp':>5} {'fp':>5} {'fn':>5}"]
     for name, s in scores.items():
@@ -172,7 +488,17 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"corpus to score (default: {DEFAULT_CORPUS})")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="list every miss and false positive")
+    parser.add_argument("--split", choices=["dev", "test", "both"],
+                        help="score the everyday-sentence corpus (bench/data/extraction_*.json) "
+                        "instead; writes bench/results/rules_eval_<split>.json")
+    parser.add_argument("--no-service", action="store_true",
+                        help="with --split: skip the checks that go through the service "
+                        "(changes of mind, stored secrets)")
     args = parser.parse_args(argv)
+    if args.split:
+        names = ["dev", "test"] if args.split == "both" else [args.split]
+        json_path = None if args.json == DEFAULT_JSON else args.json
+        return run_splits(names, args.verbose, json_path, with_service=not args.no_service)
 
     rows = load_corpus(args.corpus)
     report = evaluate(rows)
