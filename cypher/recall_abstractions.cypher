@@ -3,8 +3,11 @@
 MATCH (n:Abstraction)
 WHERE n.id IN $ids AND n.userId = $userId
 OPTIONAL MATCH (a:Access {id: n.id})
-RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
-          accessCount: coalesce(a.count, n.accessCount),
-          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt), .importanceAdjust, .kind,
-          .conclusion, .conditions, .status, .disputed, .disputes, .sourceIds,
-          .validFrom, .validUntil, .expiredAt} AS n
+RETURN n.id AS id, n.createdAt AS createdAt, n.recordedAt AS recordedAt,
+       n.forgottenAt AS forgottenAt, n.importance AS importance,
+       coalesce(a.count, n.accessCount) AS accessCount,
+       coalesce(a.lastAt, n.lastAccessedAt) AS lastAccessedAt,
+       n.importanceAdjust AS importanceAdjust, n.kind AS kind, n.conclusion AS conclusion,
+       n.conditions AS conditions, n.status AS status, n.disputed AS disputed,
+       n.disputes AS disputes, n.sourceIds AS sourceIds, n.validFrom AS validFrom,
+       n.validUntil AS validUntil, n.expiredAt AS expiredAt

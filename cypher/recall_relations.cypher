@@ -3,9 +3,13 @@
 MATCH (n:Relation)
 WHERE n.id IN $ids AND n.userId = $userId
 OPTIONAL MATCH (a:Access {id: n.id})
-RETURN n {.id, .createdAt, .recordedAt, .expiredAt, .forgottenAt, .importance,
-          accessCount: coalesce(a.count, n.accessCount),
-          lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt), .importanceAdjust, .category,
-          .statement, .subject, .predicate, .object, .validFrom, .validUntil, .status,
-          .untilLog, .statusLog, .aliveLog, .beliefAt, .beliefUntil, .episodeIds,
-          .sourceRefs} AS n
+RETURN n.id AS id, n.createdAt AS createdAt, n.recordedAt AS recordedAt,
+       n.expiredAt AS expiredAt, n.forgottenAt AS forgottenAt, n.importance AS importance,
+       coalesce(a.count, n.accessCount) AS accessCount,
+       coalesce(a.lastAt, n.lastAccessedAt) AS lastAccessedAt,
+       n.importanceAdjust AS importanceAdjust, n.category AS category,
+       n.statement AS statement, n.subject AS subject, n.predicate AS predicate,
+       n.object AS object, n.validFrom AS validFrom, n.validUntil AS validUntil,
+       n.status AS status, n.untilLog AS untilLog, n.statusLog AS statusLog,
+       n.aliveLog AS aliveLog, n.beliefAt AS beliefAt, n.beliefUntil AS beliefUntil,
+       n.episodeIds AS episodeIds, n.sourceRefs AS sourceRefs

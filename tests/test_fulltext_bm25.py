@@ -125,6 +125,26 @@ def test_a_term_capped_still_counts_its_frequency(store, user: str,  # type: ign
     assert hits[0].score == pytest.approx(want[0].score, abs=1e-5)
 
 
+def test_a_term_known_to_be_common_is_not_read_beside_a_rarer_one(  # type: ignore[no-untyped-def]
+        store, user: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a big user's term is counted in more than COMMON_FACTOR x cap nodes, a question
+    with a rarer term reads only the rarer one: the common term still weighs in the nodes
+    found (same score as exact BM25 over them), nodes holding only it are not looked at; a
+    question of common terms alone still reads the rarest of them."""
+    monkeypatch.setattr(_fulltext, "FULL_SCAN_MAX", 100)
+    monkeypatch.setattr(_fulltext, "COMMON_FACTOR", 1)  # above 200 nodes is common
+    texts = {f"c{i}": f"coffee order {i}" for i in range(230)}
+    texts["x"] = "coffee with oat milk"
+    _episodes(store, user, texts)
+    first = store.fulltext_search("Episode", user, "oat coffee", 5)
+    assert _ids(first, user)[0] == "x" and len(first) == 5  # coffee read: its nodes too
+    second = store.fulltext_search("Episode", user, "oat coffee", 5)
+    assert _ids(second, user) == ["x"]  # coffee now known to be common: not read
+    assert second[0].score == pytest.approx(first[0].score, abs=1e-5)
+    alone = store.fulltext_search("Episode", user, "coffee", 5)
+    assert len(alone) == 5
+
+
 def test_other_users_do_not_change_scores(store, user: str) -> None:  # type: ignore[no-untyped-def]
     other = f"{user}-other"
     _episodes(store, user, {"1": "tea with Ann", "2": "coffee with Ann"})

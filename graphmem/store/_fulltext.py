@@ -19,7 +19,11 @@ the ranking is exact. A bigger user's term held by more than ``cap`` nodes is re
 ``cap`` of them (its ``df`` still counted, and kept for a while): such a word weighs
 little, and reading all of its nodes is what made full text the slowest part of recall at
 100k relations. A node holding a rarer term is scored exactly; one holding only such
-common terms may be missed past the cap.
+common terms may be missed past the cap. A term already known to be held by more than
+``COMMON_FACTOR`` times the cap (a user's own name in every one of their relations, say)
+is not read at all while a rarer question term is: its weight still counts, from its
+known count, in every node the rarer terms found (their own ``terms`` give its frequency
+there); the index would sort all of its nodes by score only to hand back ``cap`` of them.
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ LENGTH_SAMPLE = 5_000
 #: How long a big user's average length and common terms' counts are trusted while the
 #: user writes (a small user's are measured again after any change in size).
 STATS_TTL_S = 30.0
+#: A term held by more than this many times the per-term cap is not read while the
+#: question has a rarer term (module docstring).
+COMMON_FACTOR = 10
 #: Nodes a backfill reads and writes per query.
 FILL_PAGE = 500
 
@@ -74,18 +81,26 @@ class CorpusStats:
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, str, str], size: int, measure: Callable[[], float]) -> float:
+        known = self.peek(key, size)
+        if known is not None:
+            return known
         now = self._clock()
-        with self._lock:
-            known = self._known.get(key)
-        if known is not None and (known[1] == size or (
-                size > FULL_SCAN_MAX and now - known[2] < STATS_TTL_S)):
-            return known[0]
         value = measure()
         with self._lock:
             if len(self._known) >= 65_536:
                 self._known.clear()
             self._known[key] = (value, size, now)
         return value
+
+    def peek(self, key: tuple[str, str, str], size: int) -> float | None:
+        """The value kept for ``key`` while it is still valid for a label of ``size``
+        nodes, or None."""
+        with self._lock:
+            known = self._known.get(key)
+        if known is not None and (known[1] == size or (
+                size > FULL_SCAN_MAX and self._clock() - known[2] < STATS_TTL_S)):
+            return known[0]
+        return None
 
 
 def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, text: str,
@@ -113,7 +128,7 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
     docs: dict[str, Counter[str]] = {}
     fetch = q.get("fulltext_search", label=label)
     count = q.get("fulltext_count", label=label)
-    for term in terms:
+    for term in _worth_reading(terms, stats, label, user_id, n, cap, df):
         # Terms are letters and digits only (``_text_terms``): nothing in them is query
         # syntax, so a failure is the store's and propagates.
         params = {**base, "term": term, "cap": cap}
@@ -131,6 +146,27 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
             counted = stats.get((label, user_id, term), n, partial(_count, run, count, params))
             df[term] = max(holding, int(counted))
     return rank(docs, df, n, avg, k)
+
+
+def _worth_reading(terms: list[str], stats: CorpusStats, label: str, user_id: str, n: int,
+                   cap: int, df: dict[str, int]) -> list[str]:
+    """The question's terms whose nodes are read: all of them, but for a term already known
+    to be held by more than ``COMMON_FACTOR * cap`` nodes while a rarer one is there (its
+    count goes into ``df`` as it is)."""
+    if n <= FULL_SCAN_MAX:
+        return terms
+    common: dict[str, int] = {}
+    for term in terms:
+        known = stats.peek((label, user_id, term), n)
+        if known is not None and known > COMMON_FACTOR * cap:
+            common[term] = int(known)
+    if not common:
+        return terms
+    if len(common) == len(terms):
+        rarest = min(terms, key=lambda t: common[t])
+        common.pop(rarest)
+    df.update(common)
+    return [t for t in terms if t not in common]
 
 
 def _count(run: Run, text: str, params: dict[str, Any]) -> float:

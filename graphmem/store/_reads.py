@@ -6,6 +6,8 @@ A store mixes this in and provides ``_q`` (its ``Queries``) and ``_exec(text, pa
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 from graphmem.model import from_ms, instant_in_range, to_ms
@@ -36,10 +38,14 @@ class CypherReads:
         return self._rows("nodes_by_ids", {"ids": ids, "userId": user_id}, label=label)
 
     def recall_rows(self, label: str, user_id: str, ids: list[str]) -> list[Row]:
-        """The fields recall ranks and shows, of the ``label`` nodes with these ids."""
+        """The fields recall ranks and shows, of the ``label`` nodes with these ids (the
+        query returns them as columns, named by their aliases)."""
         if not ids:
             return []
-        return self._rows(_RECALL_ROWS[label], {"ids": ids, "userId": user_id})
+        text = self._q.get(_RECALL_ROWS[label])
+        names = return_columns(text)
+        return [_readable(dict(zip(names, r, strict=True)))
+                for r in self._exec(text, {"ids": ids, "userId": user_id})]
 
     #: the most nodes one vector search asks the index for (None: no cap)
     vector_fetch_max: int | None = VECTOR_FETCH_MAX
@@ -235,6 +241,20 @@ class CypherReads:
         """Ids of the user's ``label`` nodes another node also carries, with its owner."""
         rows = self._exec(self._q.get("check_shared_ids", label=label), {"userId": user_id})
         return [{"id": str(r[0]), "owner": r[1]} for r in rows]
+
+
+@functools.cache
+def return_columns(text: str) -> tuple[str, ...]:
+    """The column names of a query that ends ``RETURN expr AS name, ...`` (every column
+    aliased; a query returning anything else is a programming error)."""
+    clause = text.rsplit("RETURN", 1)[1]
+    names = tuple(_ALIAS.findall(clause))
+    if not names or clause.count(" AS ") != len(names):
+        raise ValueError("a row query must name every column it returns with AS")
+    return names
+
+
+_ALIAS = re.compile(r"\bAS\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _props(value: Any) -> Row:
