@@ -35,9 +35,14 @@ The same seed and language give the same corpus, byte for byte (``random.Random`
 with a string). English and Chinese share the plan; the words are in ``_corpus_text``.
 Seeds: 1 is the dev corpus (tune there), 2 the test corpus (report only).
 
+This module is v1 (``--corpus v1``); v2, the default (``_corpus_v2``), keeps the plan and
+the question kinds and says everything the way assistant chats do: long requests with
+context and pastes, the facts in passing, relative dates, paraphrased questions.
+
 Examples::
 
     python bench/corpus.py --seed 1 --lang en --users 2 --out /tmp/dev.json
+    python bench/corpus.py --corpus v1 --seed 1 --show 1
     python bench/corpus.py --seed 2 --lang both --show 1
 """
 
@@ -68,6 +73,8 @@ from _corpus_text import (  # noqa: E402
 LANGS = ("en", "zh")
 KINDS = ("current", "past", "when", "how_many", "contradiction", "multi_session")
 DEV_SEED, TEST_SEED = 1, 2
+VERSIONS = ("v1", "v2")
+DEFAULT_VERSION = "v2"
 START = datetime(2024, 1, 8, tzinfo=UTC)
 SLOTS_PER_USER = 5
 PREFIXES = {"en": ["", "Quick note: ", "Update: ", "So, ", "Anyway, "],
@@ -325,16 +332,37 @@ def generate_chat(seed: int, lang: str, index: int) -> tuple[Chat, list[Question
     return chat, questions
 
 
-def generate(seed: int, langs: tuple[str, ...] | list[str] = LANGS, users: int = 10) -> Corpus:
-    """``users`` chats per language, with their questions."""
+def generate(seed: int, langs: tuple[str, ...] | list[str] = LANGS, users: int = 10,
+             version: str = DEFAULT_VERSION) -> Corpus:
+    """``users`` chats per language, with their questions; ``version`` "v1" (short turns,
+    questions in the statements' words) or "v2" (``_corpus_v2``: long requests with the
+    facts said in passing, paraphrased questions)."""
+    if version not in VERSIONS:
+        raise ValueError(f"unknown corpus version {version!r}")
     chats: list[Chat] = []
     questions: list[Question] = []
     for lang in langs:
         for i in range(users):
-            chat, qs = generate_chat(seed, lang, i)
+            if version == "v1":
+                chat, qs = generate_chat(seed, lang, i)
+            else:
+                chat, qs = _build_v2(seed, lang, i)
             chats.append(chat)
             questions.extend(qs)
     return Corpus(seed, list(langs), chats, questions)
+
+
+def _build_v2(seed: int, lang: str, index: int) -> tuple[Chat, list[Question]]:
+    import types
+
+    from _corpus_v2 import build_chat
+
+    helpers = types.SimpleNamespace(START=START, slot_values=_slot_values, fmt_date=fmt_date,
+                                    fmt_month=fmt_month, month_between=month_between)
+    kinds = types.SimpleNamespace(Chat=Chat, ChatSession=ChatSession, Message=Message,
+                                  Question=Question)
+    chat, qs = build_chat(seed, lang, index, kinds, helpers)
+    return chat, qs
 
 
 def summary(corpus: Corpus) -> dict[str, Any]:
@@ -356,13 +384,17 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=DEV_SEED,
                     help=f"{DEV_SEED}: dev (default), {TEST_SEED}: test")
+    ap.add_argument("--corpus", choices=VERSIONS, default=DEFAULT_VERSION,
+                    help="v2 (default): long requests, facts said in passing; v1: the "
+                         "first generator, short turns")
     ap.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     ap.add_argument("--users", type=int, default=10, help="chats per language (default 10)")
     ap.add_argument("--out", type=Path, default=None, help="write the corpus as JSON here")
     ap.add_argument("--show", type=int, default=0, metavar="N",
                     help="print the first N chats and their questions")
     args = ap.parse_args(argv)
-    corpus = generate(args.seed, LANGS if args.lang == "both" else (args.lang,), args.users)
+    corpus = generate(args.seed, LANGS if args.lang == "both" else (args.lang,), args.users,
+                      args.corpus)
     for chat in corpus.chats[: args.show]:
         for s in chat.sessions:
             print(f"--- {s.id} {s.start}")

@@ -1,8 +1,11 @@
 """Long single-user assistant chats: graphmem's recall beside BM25 and dense retrieval.
 
 The corpus comes from ``corpus.py`` (seeded; seed 1 is dev, where knobs may be chosen;
-seed 2 is test, reported only). Every message, the user's and the assistant's, is sent
-the way a client sends chat lines: through GraphQL (``addEpisodes``, one call per session,
+seed 2 is test, reported only): ``--corpus v2`` (default) has long requests with the facts
+said in passing and paraphrased questions, ``--corpus v1`` the first, easier generator
+(``single_user_seed<N>.json``; v2 writes ``single_user_v2_seed<N>.json``). The user's turns
+are stored (v2's default; ``--turns all`` adds the assistant's answers, v1's default), each
+sent the way a client sends chat lines: through GraphQL (``addEpisodes``, one call per session,
 over the real ASGI app), content as written, ``role`` set, ``sourceRef`` = the message id,
 no ``speaker``. Questions go to ``recall`` through GraphQL with ``referenceTime`` = a day
 after the chat's last session and default settings otherwise (and once more with
@@ -24,6 +27,8 @@ Examples::
     python bench/single_user.py --quick                 # 2 chats per language, seed 1
     python bench/single_user.py --seed 1                # dev: 10 chats per language
     python bench/single_user.py --seed 2                # test
+    python bench/single_user.py --seed 1 --turns all    # the assistant's answers stored too
+    python bench/single_user.py --corpus v1 --seed 1    # the first corpus, as measured before
     python bench/single_user.py --lang zh --retrievers bm25,dense
 """
 
@@ -49,7 +54,17 @@ from _retrieval import (  # noqa: E402
     multilingual_tokens,
     refs_of,
 )
-from corpus import DEV_SEED, KINDS, LANGS, TEST_SEED, Chat, Question, generate  # noqa: E402
+from corpus import (  # noqa: E402
+    DEFAULT_VERSION,
+    DEV_SEED,
+    KINDS,
+    LANGS,
+    TEST_SEED,
+    VERSIONS,
+    Chat,
+    Question,
+    generate,
+)
 
 RETRIEVERS = ("bm25", "dense", "rrf", "graphmem", "graphmem episodes")
 LIMITS = (40, 100)  # recall limit tried first; more when it yields too few messages
@@ -154,13 +169,18 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/single_user.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--corpus", choices=VERSIONS, default=DEFAULT_VERSION,
+                   help="v2 (default): long requests with facts said in passing; v1: the "
+                        "first generator (what single_user_seed<N>.json measured)")
     p.add_argument("--seed", type=int, default=DEV_SEED,
                    help=f"corpus seed: {DEV_SEED} dev (default), {TEST_SEED} test")
     p.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     p.add_argument("--users", type=int, default=10, help="chats per language (default 10)")
     p.add_argument("--quick", action="store_true", help="2 chats per language")
-    p.add_argument("--user-turns-only", action="store_true",
-                   help="send only the user's turns (default: the assistant's too)")
+    p.add_argument("--turns", choices=("user", "all"), default=None,
+                   help="which messages are stored and searched: the user's only, or the "
+                        "assistant's answers too (default: user for v2, all for v1)")
+    p.add_argument("--user-turns-only", action="store_true", help="same as --turns user")
     p.add_argument("--retrievers", default=",".join(RETRIEVERS),
                    help=f"comma-separated subset of {','.join(RETRIEVERS)}")
     p.add_argument("--json", type=Path, default=None,
@@ -172,18 +192,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"unknown retrievers: {', '.join(unknown)}")
     if args.quick:
         args.users = 2
+    if args.user_turns_only:
+        args.turns = "user"
+    args.user_turns_only = (args.turns or ("all" if args.corpus == "v1" else "user")) == "user"
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     langs = LANGS if args.lang == "both" else (args.lang,)
-    corpus = generate(args.seed, langs, args.users)
+    corpus = generate(args.seed, langs, args.users, args.corpus)
     chats = {c.user_id: c for c in corpus.chats}
     log(f"seed {args.seed}: {len(corpus.chats)} chats, "
         f"{sum(len(c.messages) for c in corpus.chats)} messages, "
         f"{len(corpus.questions)} questions")
-    out_json = args.json or RESULTS / (f"single_user_seed{args.seed}"
+    stem = "single_user_seed" if args.corpus == "v1" else f"single_user_{args.corpus}_seed"
+    out_json = args.json or RESULTS / (f"{stem}{args.seed}"
                                        f"{'_quick' if args.quick else ''}.json")
 
     from graphmem.bootstrap import build_service, settle
@@ -241,10 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     report = header("single-user-evidence-recall")
     report.update({
-        "corpus": {"seed": args.seed, "split": {DEV_SEED: "dev", TEST_SEED: "test"}.get(
-            args.seed, "other"), "langs": list(langs), "users_per_lang": args.users,
-            "messages": sum(len(c.messages) for c in corpus.chats),
-            "user_turns_only": args.user_turns_only, "questions": len(corpus.questions)},
+        "corpus": {"version": args.corpus, "seed": args.seed,
+                   "split": {DEV_SEED: "dev", TEST_SEED: "test"}.get(args.seed, "other"),
+                   "langs": list(langs), "users_per_lang": args.users,
+                   "messages": sum(len(c.messages) for c in corpus.chats),
+                   "user_turns_only": args.user_turns_only,
+                   "questions": len(corpus.questions)},
         "settings": {"embedder": "minilm", "store": "embedded", "transport": "GraphQL (ASGI)",
                      "depth": DEPTH, "limits": list(LIMITS)},
         "ingest": ingest_info,
