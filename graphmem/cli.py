@@ -243,6 +243,33 @@ def cmd_reflect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gc(args: argparse.Namespace) -> int:
+    from graphmem.model import MemoryKind
+    from graphmem.timeparse import parse_timestamp
+
+    older = parse_timestamp(args.older_than, field="--older-than") if args.older_than else None
+    kinds = [MemoryKind(k.upper()) for k in args.kinds] if args.kinds else None
+    settings = settings_from(args)
+    with open_service(settings) as service:
+        report = service.lifecycle.gc(args.user, dry_run=not args.apply, kinds=kinds,
+                                      max_importance=args.max_importance, limit=args.limit,
+                                      older_than=older)
+    if args.json:
+        print(json.dumps(to_jsonable(report), ensure_ascii=False, indent=2))
+        return 0
+    did = "forgot" if not report.dry_run else "would forget (dry run: --apply to do it)"
+    print(f"scanned {report.scanned}; {did} {len(report.candidates)} below importance "
+          f"{report.threshold:.2f}; kept {len(report.kept)}; {report.remaining} more past "
+          f"--limit")
+    for item in report.candidates:
+        print(f"- {item.importance:.3f} {item.kind.value.lower()} {item.id}: {item.text[:80]}")
+    for item in report.kept:
+        print(f"  kept {item.id} ({item.reason})")
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         from graphmem.mcp_server import run_stdio
@@ -430,6 +457,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     _store_options(p)
     p.set_defaults(func=cmd_reflect)
+
+    p = sub.add_parser("gc", help="forget memories whose importance fell below the "
+                                  "threshold (dry run unless --apply)",
+                       description="List (or, with --apply, softly forget) the user's "
+                                   "memories whose importance now is below the forgetting "
+                                   "threshold, least important first. Episodes only unless "
+                                   "--kinds says otherwise; sources of current abstractions "
+                                   "are kept. Forgetting is soft: the restore mutation "
+                                   "brings any of them back.")
+    p.add_argument("--user", required=True)
+    p.add_argument("--apply", action="store_true",
+                   help="forget them (without it nothing is written)")
+    p.add_argument("--older-than", metavar="TIME",
+                   help="only memories from before TIME (ISO-8601, e.g. 2025-01-01)")
+    p.add_argument("--kinds", nargs="+", choices=["episode", "relation", "abstraction"],
+                   help="what to look at (default: episode)")
+    p.add_argument("--max-importance", type=float, default=None,
+                   help="threshold (default GRAPHMEM_FORGET_THRESHOLD)")
+    p.add_argument("--limit", type=int, default=1000, help="at most this many (default 1000)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _store_options(p)
+    p.set_defaults(func=cmd_gc)
 
     p = sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)",
                        formatter_class=fmt, description=(

@@ -40,7 +40,7 @@ from graphmem._lifecycle_score import (
 from graphmem.check import check_store
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.guard import GuardPolicy
-from graphmem.inputs import check_id, check_text
+from graphmem.inputs import check_id, check_instant, check_text
 from graphmem.model import MemoryKind, from_ms, to_ms
 from graphmem.recall_access import AccessTracker
 from graphmem.settings import Settings
@@ -229,9 +229,14 @@ class Lifecycle:
 
     def gc(self, user_id: str, *, dry_run: bool = True,
            kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
-           limit: int = 1000) -> GcReport:
-        """The memories below the forgetting threshold; forgotten unless ``dry_run``."""
+           limit: int = 1000, older_than: datetime | None = None) -> GcReport:
+        """The memories below the forgetting threshold; forgotten unless ``dry_run``.
+
+        ``older_than``: only memories from before it (an episode by when it happened, a
+        relation or abstraction by when it was recorded)."""
         user_id = self._user(user_id)
+        older_than = check_instant(older_than, "olderThan")
+        before = None if older_than is None else to_ms(older_than)
         kinds = list(dict.fromkeys(kinds or [MemoryKind.EPISODE]))
         if MemoryKind.ENTITY in kinds:
             raise InvalidInputError("kinds", "gc forgets episodes, relations and "
@@ -249,6 +254,8 @@ class Lifecycle:
         scanned: Counter[str] = Counter()
         for label, row in self._scan(user_id, [LABEL_OF[k] for k in kinds]):
             scanned[label] += 1
+            if before is not None and not _from_before(label, row, before):
+                continue
             item = self._below(label, row, now, threshold)
             if item is None:
                 continue
@@ -476,3 +483,12 @@ def _log(row: Row) -> list[FeedbackEntry]:
     except (TypeError, ValueError):
         return []
     return [_entry(e) for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
+
+
+def _from_before(label: str, row: Row, before: int) -> bool:
+    """Is the memory from before ``before`` (ms): an episode by when it happened, anything
+    else by when it was recorded?"""
+    at = row.get("occurredAt") if label == "Episode" else None
+    if at is None:
+        at = row.get("recordedAt") if row.get("recordedAt") is not None else row.get("createdAt")
+    return at is not None and int(at) < before

@@ -36,14 +36,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("command", ["serve", "schema", "ingest", "recall", "export",
-                                     "import"])
+                                     "import", "gc"])
 def test_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:
         main([command, "--help"])
     assert e.value.code == 0
     text = capsys.readouterr().out
     assert f"graphmem {command}" in text
-    if command in ("serve", "ingest", "recall", "export", "import"):
+    if command in ("serve", "ingest", "recall", "export", "import", "gc"):
         assert "--data-dir" in text and "GRAPHMEM_" in text
 
 
@@ -212,3 +212,26 @@ def test_demo_subcommand_runs_the_demo(tmp_path: Path,
     out = capsys.readouterr().out
     assert code == 0
     assert "What did Ana prefer last year?" in out and "React" in out
+
+
+def test_gc_lists_by_default_and_forgets_only_with_apply(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "mem"
+    src = write_lines(tmp_path / "episodes.jsonl", [
+        {"content": "The printer jammed.", "occurredAt": "2021-03-01T09:00:00Z"},
+        {"content": "The scanner jammed.", "occurredAt": "2024-03-01T09:00:00Z"}])
+    assert run(capsys, "ingest", str(src), "--user", "ana", "--data-dir", str(data))[0] == 0
+    # episodes start at importance .4: a threshold of .5 puts both below it
+    base = ("gc", "--user", "ana", "--data-dir", str(data), "--max-importance", "0.5")
+    code, out, _ = run(capsys, *base, "--older-than", "2022-01-01", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["dry_run"] is True
+    assert [c["text"] for c in report["candidates"]] == ["The printer jammed."]
+    code, out, _ = run(capsys, *base, "--older-than", "2022-01-01", "--apply")
+    assert code == 0 and "forgot 1 below importance 0.50" in out and "printer" in out
+    code, out, _ = run(capsys, "recall", "jammed", "--user", "ana", "--data-dir", str(data),
+                       "--json")
+    texts = [i["text"] for i in json.loads(out)["items"]]
+    assert any("scanner" in t for t in texts) and not any("printer" in t for t in texts)
+    code, _, err = run(capsys, *base, "--older-than", "not a time")
+    assert code == 2 and "--older-than" in err

@@ -287,6 +287,39 @@ def test_gc_refuses_bad_arguments(service: MemoryService, user: str) -> None:
         service.lifecycle.gc("nobody-here")
 
 
+GC_OLDER = """mutation($u: ID!, $before: DateTime) {
+  gc(userId: $u, dryRun: true, olderThan: $before) { candidates { id } scanned } }"""
+
+
+def test_gc_older_than_looks_only_at_memories_from_before(
+        service: MemoryService, store: Any, clock: FakeClock, user: str) -> None:
+    """An episode counts by when it happened, a relation by when it was recorded; a bad
+    instant is refused before anything is read."""
+    early = service.add_episode(EpisodeIn(user_id=user, occurred_at=T0,
+                                          content="The printer jammed.")).episode
+    late = service.add_episode(EpisodeIn(user_id=user, occurred_at=T0 + timedelta(days=60),
+                                         content="The scanner jammed.")).episode
+    rel = relate(service, user, "green tea", "preference")  # recorded at the clock's now
+    clock.tick(400 * DAY)  # everything is below the threshold now
+    cut = T0 + timedelta(days=30)
+    assert {c.id for c in service.lifecycle.gc(user).candidates} == {early.id, late.id}
+    assert [c.id for c in service.lifecycle.gc(user, older_than=cut).candidates] == [early.id]
+    recorded = service.relation(user, rel.id).recorded_at
+    kinds = [MemoryKind.RELATION]
+    assert service.lifecycle.gc(user, kinds=kinds, older_than=recorded).candidates == []
+    assert [c.id for c in service.lifecycle.gc(
+        user, kinds=kinds, older_than=recorded + timedelta(seconds=1)).candidates] == [rel.id]
+    before = digest(store, user)
+    with pytest.raises(InvalidInputError):
+        service.lifecycle.gc(user, dry_run=False, older_than=datetime(1, 1, 1, tzinfo=UTC))
+    assert digest(store, user) == before
+    with serve_api(service) as api:
+        found = api.data(GC_OLDER, {"u": user, "before": cut.isoformat()})["gc"]
+        assert [c["id"] for c in found["candidates"]] == [early.id]
+        err = api.errors(GC_OLDER, {"u": user, "before": "not a time"})
+        assert err and "extensions" in err[0]
+
+
 HEALTH = """query($u: ID!) { stats(userId: $u) { healthCheck {
   reflectionDue reflectionReason mixedEmbeddingModels danglingEdges
   integrityViolations { name count } memories { name count } forgotten needsReview

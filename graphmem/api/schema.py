@@ -237,15 +237,18 @@ class Mutation:
                                      "GRAPHMEM_FORGET_THRESHOLD), least important first; "
                                      "with dryRun false they are forgotten (restore brings "
                                      "each back). Episodes unless kinds asks for relations or "
-                                     "abstractions; sources of current abstractions are kept.")
+                                     "abstractions; sources of current abstractions are kept. "
+                                     "olderThan: only memories from before it (an episode by "
+                                     "when it happened, others by when they were recorded).")
     async def gc(self, info: Info, user_id: strawberry.ID, dry_run: bool = True,
                  kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
-                 limit: int = 1000) -> GcReport:
+                 limit: int = 1000, older_than: datetime | None = None) -> GcReport:
         ctx = info.context
         ctx.authorize(str(user_id))
         report = await ctx.run(ctx.service.lifecycle.gc, str(user_id), dry_run=dry_run,
                                kinds=[k.to_model() for k in kinds] if kinds else None,
-                               max_importance=max_importance, limit=limit)
+                               max_importance=max_importance, limit=limit,
+                               older_than=older_than)
         return GcReport.from_model(report)
 
     @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "
