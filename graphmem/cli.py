@@ -1,5 +1,5 @@
-"""The ``graphmem`` command: serve, schema, ingest, recall, export, import, check, reflect,
-mcp, demo.
+"""The ``graphmem`` command: serve, schema, ingest, recall, export, import,
+import-graphiti, check, reflect, mcp, demo.
 
 Settings come from ``GRAPHMEM_*`` environment variables (and a ``.env`` file); command-line
 flags override them. Commands other than ``serve`` open the store in-process: on the
@@ -225,6 +225,27 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_graphiti(args: argparse.Namespace) -> int:
+    from graphmem._graphiti_import import import_graphiti, parse_user_map
+    from graphmem.store._graphiti import GraphitiSource
+
+    user_map = parse_user_map(args.user_map or [])
+    settings = settings_from(args)
+    source = GraphitiSource(falkordb_file=args.falkordb_file, falkordb_url=args.falkordb_url,
+                            neo4j_uri=args.neo4j_uri, neo4j_user=args.neo4j_user,
+                            neo4j_password=args.neo4j_password,
+                            neo4j_database=args.neo4j_database)
+    with source, open_service(settings) as service:
+        reports = import_graphiti(service, source, groups=args.group, user_map=user_map,
+                                  dry_run=args.dry_run, out_dir=args.out_dir,
+                                  progress=lambda m: print(m, file=sys.stderr, flush=True))
+    failed = [r for r in reports if r.status == "failed"]
+    done = "checked (dry run, nothing written)" if args.dry_run else "done"
+    print(f"graphmem import-graphiti: {len(reports)} group(s) {done}, {len(failed)} failed",
+          file=sys.stderr)
+    return 1 if failed else 0
+
+
 def cmd_reflect(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_service(settings) as service:
@@ -437,6 +458,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path)
     _store_options(p)
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "import-graphiti", help="import a Graphiti graph (episodes, entities, facts)",
+        formatter_class=fmt, description=(
+            "Read a Graphiti graph through graphiti-core's own drivers and models and write "
+            "it into graphmem,\none graphiti group_id per graphmem user:\n"
+            "  episodic nodes -> episodes (valid_at -> occurredAt)\n"
+            "  entity nodes   -> entities\n"
+            "  entity edges   -> relations: valid_at/invalid_at -> validFrom/validUntil,\n"
+            "                    created_at -> recordedAt, expired_at -> when the end was "
+            "learned (knownAt)\n"
+            "  facts graphiti invalidated stay as history (SUPERSEDED, with a SUPERSEDES "
+            "edge\n  where one object of a subject and predicate followed another).\n"
+            "Each group is validated whole and written in one transaction: all of it or "
+            "nothing.\nRe-running changes nothing. Needs graphiti-core (pip install "
+            "'graphiti-core>=0.30,<0.31').\n\n"
+            "examples:\n"
+            "  graphmem import-graphiti --falkordb-file graphiti.rdb --dry-run\n"
+            "  graphmem import-graphiti --neo4j-uri bolt://localhost:7687 --neo4j-user neo4j "
+            "\\\n      --neo4j-password secret --group support --user-map support=ana"))
+    src = p.add_argument_group("Graphiti source (exactly one)")
+    src.add_argument("--falkordb-file", type=Path,
+                     help="an embedded FalkorDB data file (falkordblite), one graph per group")
+    src.add_argument("--falkordb-url", help="a FalkorDB server, redis://[:password@]host:port")
+    src.add_argument("--neo4j-uri", help="a Neo4j server, bolt://host:7687")
+    src.add_argument("--neo4j-user", default=os.environ.get("NEO4J_USER", "neo4j"),
+                     help="(NEO4J_USER, default neo4j)")
+    src.add_argument("--neo4j-password", default=os.environ.get("NEO4J_PASSWORD"),
+                     help="(NEO4J_PASSWORD)")
+    src.add_argument("--neo4j-database", default="neo4j", help="(default neo4j)")
+    p.add_argument("--group", action="append",
+                   help="import this group_id (repeatable; default every group found)")
+    p.add_argument("--user-map", action="append", metavar="GROUP=USER",
+                   help="write GROUP into graphmem user USER (repeatable; default: the "
+                        "user named like the group)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="read, map and check everything; print per group what would be "
+                        "written and skipped, write nothing")
+    p.add_argument("--out-dir", type=Path,
+                   help="also keep each group's mapped document here, as a graphmem "
+                        "export file (GROUP.jsonl)")
+    _store_options(p)
+    p.set_defaults(func=cmd_import_graphiti)
 
     p = sub.add_parser("check", help="verify a store's invariants (exit 1 on violations)",
                        description="Check every user's memory (or --user's): relations have "
