@@ -38,7 +38,8 @@ chosen is stated in both slots (``prefers`` and ``uses``, the engine's conventio
 slot not asked for, beside a matched one, counts neither way; an expected
 object may list alternatives; free-text objects (plans, goals, lessons, causes) also match
 when one contains the other and the shorter is at least 2/3 of the longer. A change is
-handled when, through the service (embedded store, hashing embedder), the ``gone`` facts
+handled when, through the service (embedded store, hashing embedder; the messages half a
+year apart, so that "last month" in a later one still falls after the earlier), the ``gone`` facts
 are current after the first message and, after the last, every ``now`` fact is current
 and no ``gone`` fact is. Secrets: an item's secret must appear in no relation, neither in
 the engine's own output on the raw text nor in what the service stores.
@@ -351,7 +352,7 @@ def _change_handled(service: Any, item: dict[str, Any]) -> tuple[bool, str]:
     user = f"change-{item['id']}"
     start = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
     for n, text in enumerate(item["sequence"]):
-        service.add_episode(EpisodeIn(user_id=user, occurred_at=start + timedelta(days=30 * n),
+        service.add_episode(EpisodeIn(user_id=user, occurred_at=start + timedelta(days=180 * n),
                                       content=text, role="user", source_ref=f"m{n}"))
         if n == 0 and not _all_matched(item["gone"], _current(service, user)):
             return False, "first message not understood"

@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from graphmem.extract._dates import TIME_WORD_ZH
-from graphmem.extract._lexicon import is_place_zh, is_role_zh, lookup
+from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
+from graphmem.extract._personal import find_zh
 from graphmem.extract._text import Hit, Rule, Spans, attach_when, clean_edges, scan
 
 _FLAG_WORDS: dict[str, str] = {
@@ -34,7 +35,8 @@ _PLAIN = (
     "比较 更加 更 最 还是 正在 在 开始 其实 个人 向来 总是 刚 刚刚 才 又 就 仍然 依然 始终 "
     "早就 基本上 "
     "基本 大多 偶尔 经常 常常 常 每天 平日 十分 相当 尤其 真心 是 的 太 好 一向 倒是 反而 都是 "
-    "主要是 自己 本人 工作中 平常也 一般都 一点都 一点也 根本 完全 并 丝毫 压根"
+    "主要是 自己 本人 工作中 平常也 一般都 一点都 一点也 根本 完全 并 丝毫 压根 只 只是 就只 "
+    "慢慢 渐渐 逐渐 越来越 慢慢地 渐渐地"
 ).split()
 _TAIL = re.compile(
     "(?:"
@@ -47,7 +49,9 @@ _SUBJECT = re.compile(
     r"(?:我们的项目|我们项目|我们团队|我们公司|我们组|我们|咱们|这个项目|该项目|本项目|项目|团队|"
     r"前端|后端|我)$"
 )
-_CLAUSE = re.compile(r"[，,；;：:、]|因为|所以|但是|不过|而且|然后|可是|并且|于是")
+_CLAUSE = re.compile(
+    r"[，,；;：:、]|因为|所以|但是|不过|而且|然后|可是|并且|于是|(?<![我们])(?:以后|之后)"
+)
 _QUESTION_WORDS = re.compile(
     r"什么|哪个|哪些|哪种|哪里|哪儿|怎么|为什么|为啥|是否|是不是|有没有|要不要|能不能|会不会|"
     r"多少|几个|谁|咋"
@@ -98,6 +102,8 @@ RULES: list[Rule] = [
     _rule("plan", r"(?:打算|计划|准备|想要|希望|决定|立志|想(?=学|去|换|买|搬|转|尝试|试试|开|考|"
           r"辞职|跳槽|改|创业|出国|移民|做一个|写一个|读))" + _O),
     _rule("goal", r"(?:目标|梦想|愿望)(?:是|就是|为)" + _O),
+    _rule("plan", r"(?:要|将要|将会|会)(?=去|回|参加|开始|搬|出差|考|换|买|学)" + _O,
+          extra={"check": "future"}),
     _rule("learning", r"(?:正在学习|正在学|在学习|在自学|在学|开始学习|开始学|自学)(?![校院生期])"
           + _O),
     _rule("failed", _S + r"(?:又|总是|经常|一直|老是|还是)?" + _FAIL_VERB
@@ -118,6 +124,10 @@ RULES: list[Rule] = [
     _rule("switch", r"把(?P<obj>" + _N + r"+?)(?:换成|改成|替换成|替换为|换为|迁移到|迁到|改为)"
           r"了?(?P<obj2>" + _N + r"+)"),
     _rule("stop_use", r"(?:弃用|放弃|戒掉|戒了|抛弃|卸载|停用)了?" + _O),
+    _rule("stop_like", r"(?:不再|已经不|不)(?P<obj>(?:吃|打|玩|踢|喝|看|听)"
+          r"[^，,。！？；;!?了]{1,6})了"),
+    _rule("like", r"(?:^|(?<=[，,]))(?P<obj>[^，,。！？是]{1,12}?)是我"
+          r"(?:最大的|最喜欢的|唯一的|的|一大)?(?:乐趣|爱好|兴趣|最爱)", subject="self"),
     _rule("like", r"(?:最喜欢|最爱|最常用|最偏爱)的(?P<dom>[^，,。是]{1,8})是" + _O),
     _rule("name", r"(?:叫|名字是|名字叫|姓名是)" + _O, self_only=True),
     _rule("name", r"叫我" + _O, subject="self"),
@@ -126,6 +136,9 @@ RULES: list[Rule] = [
     _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工)"
           r"(?!室|日|时|量)", self_only=True),
     _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?" + _O, self_only=True),
+    _rule("works", r"(?:进了|进入了?)" + _O, self_only=True, extra={"check": "company"}),
+    _rule("stop_works", r"(?:离开了?|离职了?|辞职离开了?|从)(?P<obj>[^，,。！？；;!?]{1,10}?)"
+          r"(?:离职|辞职)?了?(?=[，,。！？；;!?]|$)", self_only=True, extra={"check": "company"}),
     _rule("role", r"是(?:一名|一个|一位|一枚|名|个|位)?(?:做)?(?P<obj>[^，,。！？；;!?的]{2,14})",
           self_only=True, extra={"check": "role"}),
     _rule("role", r"(?:职业|职位|工作|岗位|身份)(?:是|为)" + _O, self_only=True),
@@ -134,6 +147,7 @@ RULES: list[Rule] = [
     _rule("lives", r"(?:住在|居住在|定居在|定居于|生活在|现居|常住|住)"
           r"(?![了过院宿着手口址的])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
+    _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
     _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转向|迁移到|迁到|改为)了?"
           + _O),
     _rule("dislike", r"(?:讨厌|厌恶|受不了|反感|烦透了|烦死了?)" + _O),
@@ -193,7 +207,10 @@ def _lexicon_prefix(item: str) -> str | None:
 
 def _tidy(text: str) -> str:
     for _ in range(3):
-        text = _TRAILING.sub("", _LEADING.sub("", clean_edges(text)))
+        text = clean_edges(text)
+        if text in COMPANIES_ZH or text in APPS_ZH:
+            return text  # 拼多多 does not end in the particle 多
+        text = _TRAILING.sub("", _LEADING.sub("", text))
     return clean_edges(text)
 
 
@@ -225,18 +242,41 @@ def _item(raw: str, kind: str) -> str:
             head = _lexicon_prefix(candidate.strip())
             if head:
                 return head
-    if kind in ("like", "dislike") and re.match(r"^[去来][\u4e00-\u9fff]{2}", raw):
-        raw = raw[1:]
+    if kind in ("like", "dislike", "stop_like"):
+        raw = _activity(_GO_TO.sub("", raw))
     if kind in _USE_KINDS:
+        app = next((a for a in _APPS_LONGEST_FIRST if raw.startswith(a)), None)
+        if app:
+            return app
         m = _USE_CUT.search(raw)
         if m and m.start() > 0:
             raw = raw[: m.start()]
     return _tidy(raw)
 
 
+_APPS_LONGEST_FIRST = sorted(APPS_ZH, key=len, reverse=True)
+
+
+def _activity(text: str) -> str:
+    """The thing liked, not the verb: 打篮球 -> 篮球, 看恐怖片 -> 恐怖片 (吃辣 stays whole)."""
+    m = re.match(r"^(?:打|玩|踢|看|听|吃|喝)(?=[\u4e00-\u9fffA-Za-z]{2})", text)
+    return text[m.end() :] if m else text
+
+
+_PLACE_CUT = re.compile(r"(?:以后|之后|后)(?=[，,]?(?:加入|入职|进了|进入|开始|在|就))")
+_FUTURE = re.compile(
+    r"下周|下个?月|下星期|明天|后天|明年|周末|今晚|过几天|月底|年底|国庆|春节|暑假|寒假"
+)
+# 喜欢(周末)去爬山 likes 爬山
+_GO_TO = re.compile(r"^(?:周末|平时|每天|晚上|下班后|有空)?[去来](?=[\u4e00-\u9fff]{2})")
+
+
 def _objects(raw: str, kind: str) -> tuple[list[str], int]:
     cut = _CUT.search(raw)
     body = raw[: cut.start()] if cut else raw
+    if kind in ("lives", "move", "works", "stop_works"):
+        place = _PLACE_CUT.search(body)
+        body = body[: place.start()] if place else body
     parts = _LIST.split(body) if kind not in ("plan", "goal", "failed") else [body]
     items = [_item(p, kind) for p in parts]
     return [i for i in items if _valid(i)], len(body)
@@ -292,6 +332,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                 return [], 0
             subject, flags, cap = found
             conf = min(conf, cap) if cap < 1 else conf
+            if rule.kind == "name" and cap < 1 and _CLAUSE.search(text[: m.start()]):
+                return [], 0  # 我朋友养了一只猫，叫球球: the 叫 names the cat
         if rule.self_only and subject != "self":
             return [], 0
         if "hedge" in flags:
@@ -314,12 +356,21 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         return [Hit("name", subject, name, confidence=conf)], m.end()
     items, used = _objects(raw, kind)
     if kind in ("use", "now_use", "stop_use"):
-        items = [i for i in items if lookup(i) is not None or re.search(r"[A-Za-z]", i)]
+        items = [i for i in items
+                 if lookup(i) is not None or re.search(r"[A-Za-z]", i) or i in APPS_ZH]
+    check = rule.extra.get("check")
+    if check == "company":
+        items = [i for i in items if i in COMPANIES_ZH or _ORG_SUFFIX.search(i)]
+    if check == "place":
+        items = [i for i in items if is_place_zh(i)]
+    if check == "future" and not _FUTURE.search(text[: m.start()]):
+        return [], 0
     if rule.lexicon_only:
         items = [i for i in items if lookup(i) is not None]
     if kind in ("works", "stop_works"):
         loose = m.group(0).startswith(("在", "入职", "跳槽"))
-        items = [i for i in items if not is_place_zh(i) and (loose or _ORG_SUFFIX.search(i))]
+        items = [i for i in items if not is_place_zh(i)
+                 and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
     if kind in ("lives", "stop_lives", "move"):
         items = [i for i in items if len(i) <= 12]
     if rule.extra.get("check") == "role":
@@ -354,7 +405,9 @@ def hits(sentence: str) -> list[Hit]:
     text = _question_free(sentence)
     if text is None or _HYPOTHETICAL.search(text):
         return []
-    spans, found_all, group = Spans(), [], 0
+    spans, found_all, group = Spans(), find_zh(text), 0
+    for start, end, _ in found_all:
+        spans.take(start, end)
     for rule, m in scan(RULES, text):
         group += 1
         obj_start = m.start("obj") if m.groupdict().get("obj") is not None else m.end()

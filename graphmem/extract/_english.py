@@ -12,6 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphmem.extract._english_more import (
+    EARLY_RULES,
+    carries_first_person,
+    only_now,
+    platform_after,
+    tool_list_ok,
+)
 from graphmem.extract._english_phrases import (
     LIST_SPLIT,
     PLAN_CHATTER,
@@ -22,6 +29,7 @@ from graphmem.extract._english_phrases import (
     verb_phrase,
 )
 from graphmem.extract._lexicon import is_role_en, lookup
+from graphmem.extract._personal import find_en
 from graphmem.extract._text import Hit, Rule, Spans, attach_when, scan
 
 _CONTRACTIONS = [
@@ -52,7 +60,7 @@ _BETWEEN = frozenset(
     increasingly certainly daily nowadays very too both all started start begun began stopped
     quit used to no longer not never would could should will can may might must gonna
     basically literally happily completely fully heavily professionally obviously mostly
-    secretly""".split()
+    secretly come grown""".split()
 )
 _PROJECT_NOUNS = frozenset(
     "project team app codebase company service backend frontend product repo startup "
@@ -103,6 +111,8 @@ def _subject(prefix: str, verb: str) -> tuple[str, list[str], list[str], float] 
         first = (words or verb.lower().split() or [""])[0]
         if clause == prefix and (first.endswith("ed") or first in _DROPPED_I):
             return "self", [], between, 0.8
+        if carries_first_person(prefix, clause):
+            return "self", [], between, 0.85
         return None
     if words[i - 1] == "i":
         subject, lead = "self", words[: i - 1]
@@ -122,7 +132,7 @@ def _flags(between: list[str], verb: str, post: str) -> set[str]:
     flags: set[str] = set()
     if re.search(r"\bno longer\b|\bstopped\b|\bquit\b|\bused to\b", text):
         flags.add("stop")
-    elif re.search(r"\bnot\b|\bnever\b", text):
+    elif re.search(r"\bnot\b|\bnever\b|\bno\b(?!\s+longer)", text):
         flags.add("stop" if re.search(r"\b(?:anymore|any more|any longer)\b", post) else "neg")
     if any(w in _MODALS for w in between) and "used" not in between:
         flags.add("modal")
@@ -142,7 +152,8 @@ def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
     return Rule(kind, re.compile(pattern, re.I), **kw)
 
 
-_O = r"(?P<obj>(?:[^.;!?]|\.(?=\w))+)"  # a dot only ends it before a space: "Next.js" stays
+# A dot only ends it before a space ("Next.js" stays), and not after "St" / "Dr" / "Mt".
+_O = r"(?P<obj>(?:[^.;!?]|\.(?=\w)|(?<=\bSt)\.|(?<=\bDr)\.|(?<=\bMt)\.)+)"
 _NAME = r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
 _LESSON_VERB = (
     r"(?:has\s+|have\s+|had\s+)?(?:failed|fails|fail|broke|break|breaks|crashed|crashes|errored(?:\s+out)?|"
@@ -180,6 +191,9 @@ RULES: list[Rule] = [
     _rule("requires", _S + r"\s+(?:requires|require|needs|need|depends\s+on|only\s+works\s+with|"
           r"only\s+runs\s+on|does\s+not\s+work\s+without|will\s+not\s+work\s+without|"
           r"cannot\s+run\s+without)\s+" + _O, subject="group"),
+    *EARLY_RULES,
+    _rule("like", r"\b(?:eat|eats|eating|drink|drinks|drinking|play|plays|playing)\s+" + _O,
+          extra={"check": "stop"}),
     # changes
     _rule("switch", r"\b(?P<verb>switched|switch|switching|moved|move|moving|migrated|migrate|"
           r"migrating|changed|went|transitioned|converted|ported|jumped)\s+(?:(?:over|back|"
@@ -214,7 +228,8 @@ RULES: list[Rule] = [
           r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
     _rule("role", r"\bmy\s+(?:job|role|job\s+title|title|position|profession|occupation)\s+is\s+"
           r"(?:an?\s+)?" + _O, subject="self"),
-    _rule("works", r"\b(?:work|works|working|worked)\s+(?:at|for)\s+" + _O, self_only=True),
+    _rule("works", r"\b(?:work|works|working|worked)\s+(?:remotely\s+|full[- ]time\s+|"
+          r"part[- ]time\s+)?(?:at|for)\s+" + _O, self_only=True),
     _rule("works", r"\b(?:started\s+(?:working\s+)?at|got\s+(?:a\s+job|hired)\s+(?:at|by)|"
           r"am\s+employed\s+(?:at|by)|joined)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)", self_only=True),
     _rule("lives", r"\b(?:live|lives|living|lived|reside|resides|residing|based|located|"
@@ -227,7 +242,8 @@ RULES: list[Rule] = [
     # preferences
     _rule("dislike", r"\b(?:hate|hates|hated|dislike|dislikes|disliked|detest|despise|loathe|"
           r"cannot\s+stand|can\s+not\s+stand|(?:am\s+)?not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|am\s+not\s+into|"
-          r"am\s+(?:sick|tired)\s+of|am\s+fed\s+up\s+with)\s+" + _O),
+          r"am\s+(?:sick|tired)\s+of|am\s+fed\s+up\s+with|am\s+not\s+much\s+of\s+a\s+fan\s+of)"
+          r"\s+" + _O),
     _rule("like", r"\b(?:like|likes|love|loves|enjoy|enjoys|adore|adores|prefer|prefers|liking|"
           r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|am\s+(?:a\s+)?(?:big\s+|huge\s+|massive\s+|real\s+)?fan\s+of|"
           r"am\s+(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
@@ -330,7 +346,10 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
         np, used = noun_phrase(raw.lstrip())
         items = [tidy(p) for p in LIST_SPLIT.split(np)]
         return [p for p in items if valid(p, 6)], used
-    if kind in ("lives", "stop_lives", "move", "works", "stop_works", "role", "stop_role"):
+    if kind in ("lives", "stop_lives", "move", "relocate", "works", "stop_works", "role",
+                "stop_role"):
+        # "Madrid and work at Acme": a lower-case word after "and" starts a new clause.
+        raw = re.split(r"\s+(?:and|but)\s+(?:then\s+)?(?=[a-z])", raw)[0]
         stripped = raw.lstrip()
         if kind in ("lives", "move") and re.match(r"^an?\s", stripped, re.I):
             return [], 0
@@ -340,7 +359,8 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
             return [], 0
         if rule.extra.get("check") == "role" and not is_role_en(text):
             return [], 0
-        return [text], used + len(raw) - len(stripped)
+        called = re.search(r"\b(?:called|named)\s+(?P<n>(?-i:[A-Z]).*)$", text)
+        return [called.group("n") if called else text], used + len(raw) - len(stripped)
     return objects(raw, kind)
 
 
@@ -407,10 +427,14 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             return [], 0
         out = [Hit("name", subject, name, confidence=conf)]
         return out + _tail_hits("name", subject, text[m.end() :], conf), m.end()
+    if rule.extra.get("check") == "stop" and not kind.startswith("stop_"):
+        return [], 0  # "I eat tofu" is no taste; "I don't eat tofu anymore" ends one
     items, used = _objects_for(rule, kind, gd["obj"])
     if rule.lexicon_only:
         items = [i for i in items if lookup(i) is not None]
-    if kind.startswith("stop_") and kind != "stop_works":
+    if rule.extra.get("check") == "tool_list":
+        items = [i for i in items if tool_list_ok(i)]
+    if kind == "stop_use":
         items = [i for i in items if not re.match(r"^[a-z]+ing\b", i) or lookup(i)]
     if not items:
         return [], 0
@@ -419,6 +443,10 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     end = obj_start + used
     if kind in ("works", "role"):
         out += _tail_hits(kind, subject, text[end:], conf)
+    platform = platform_after(text[end:]) if kind in ("use", "now_use") else None
+    if platform and lookup(platform) is not None:
+        out.append(Hit(kind, subject, platform, confidence=conf, group=group))
+        end += len(text[end:]) - len(text[end:].lstrip()) + 3 + len(platform)
     return out, end
 
 
@@ -439,7 +467,7 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
                      r"(?:an?\s+|the\s+)?(?P<obj>[^.;!?]+)", tail, re.I)
         other = "role"
     else:
-        m = re.match(r"^\s*(?:at|for|with)\s+(?P<obj>[A-Z0-9][^.;!?]*)", tail)
+        m = re.match(r"^\s*(?:at|for|with)\s+(?P<obj>[A-Z0-9](?:[^.;!?]|(?<=\bSt)\.)*)", tail)
         other = "works"
     if not m:
         return []
@@ -453,7 +481,9 @@ def hits(sentence: str) -> list[Hit]:
     text = _question_free(_expand(sentence))
     if text is None or _HYPOTHETICAL_START.match(text):
         return []
-    spans, found_all = Spans(), []
+    spans, found_all = Spans(), find_en(text)
+    for start, end, _ in found_all:
+        spans.take(start, end)
     for group, (rule, m) in enumerate(scan(RULES, text), start=1):
         obj_start = m.start("obj") if m.groupdict().get("obj") is not None else m.end()
         if not spans.free(m.start(), max(obj_start, m.start() + 1)):
@@ -462,4 +492,7 @@ def hits(sentence: str) -> list[Hit]:
         if found:
             spans.take(m.start(), max(end, obj_start))
             found_all.append((m.start(), max(end, obj_start), found))
+    after = only_now(text, found_all)
+    if after:
+        found_all.append((len(text), len(text), after))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

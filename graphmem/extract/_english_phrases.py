@@ -53,8 +53,15 @@ _HABITUAL = re.compile(
     r"weekend)s?)\b.*$",
     re.I,
 )
+# "renovate the kitchen in the autumn", "learn Portuguese before the move": when, not what.
+_WHEN_TAIL = re.compile(
+    r"\s+\b(?:in|by|during|over|before|after|around)\s+(?:the\s+)?(?:spring|summer|autumn|fall|"
+    r"winter|new\s+year|holidays|move|trip|wedding|deadline|end\s+of\s+(?:the\s+)?\w+)\b.*$",
+    re.I,
+)
 _ALWAYS_STRIP = re.compile(
-    r"^(?:using|to use|working with|working in|coding in|programming in|writing code in|"
+    r"^(?:a lot of|lots of|plenty of|tons of|using|to use|working with|working in|coding in|"
+    r"programming in|writing code in|"
     r"writing in|developing in|building with|building in|the)\s+",
     re.I,
 )
@@ -113,7 +120,7 @@ def verb_phrase(raw: str) -> tuple[str, int]:
     """A plan / cause clause at the start of ``raw`` (to the next clause or time phrase)."""
     m = _VP_CUT.search(raw)
     cut = raw[: m.start()] if m else raw
-    for regex in (TIME_PHRASE_EN, _HABITUAL):
+    for regex in (TIME_PHRASE_EN, _HABITUAL, _WHEN_TAIL):
         t = regex.search(cut)
         cut = cut[: t.start()] if t else cut
     return cut, len(cut)

@@ -139,6 +139,13 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Conda": ("Anaconda", "Miniconda"),
         "Homebrew": ("brew",),
     },
+    "phone": {
+        "iPhone": (),
+        "Pixel": ("Google Pixel", "Pixel phone"),
+        "Samsung Galaxy": ("Galaxy", "Samsung phone", "三星手机"),
+        "OnePlus": (),
+        "Android phone": ("安卓手机",),
+    },
     "browser": {
         "Chrome": ("Google Chrome", "谷歌浏览器"),
         "Firefox": (),
@@ -268,6 +275,20 @@ def canonicalize(text: str) -> tuple[str, Term | None]:
 def domain_of_word(word: str) -> str | None:
     """The domain a category word names ("editor", "编程语言"), if any."""
     return DOMAIN_WORDS.get(normalize(word)) or DOMAIN_WORDS.get(word.strip())
+
+
+# Chinese names of apps and companies the loose verbs (用X, 进了X) may take: outside the
+# domains above (several at once are normal), so only recognised, never exclusive.
+APPS_ZH = frozenset(
+    """飞书 钉钉 微信 企业微信 支付宝 淘宝 小红书 抖音 快手 B站 哔哩哔哩 知乎 微博 剪映 美图秀秀 WPS
+    石墨文档 语雀 腾讯文档 有道云笔记 网易云音乐 QQ音乐 高德地图 百度地图 随手记 Keep 滴滴 豆瓣 得到
+    幕布 滴答清单 番茄ToDo 金山文档 腾讯会议""".split()
+)
+COMPANIES_ZH = frozenset(
+    """腾讯 阿里巴巴 阿里 百度 字节跳动 字节 华为 小米 美团 京东 网易 拼多多 滴滴 快手 蚂蚁集团 携程
+    比亚迪 大疆 蔚来 理想 小鹏 商汤 旷视 科大讯飞 联想 中兴 OPPO vivo 荣耀 哔哩哔哩 B站 知乎 新浪
+    搜狐 360 招商银行 平安 中信 宁德时代 米哈游 网易游戏 腾讯游戏 阿里云 华为云""".split()
+)
 
 
 # --------------------------------------------------------------------------- roles

@@ -18,7 +18,7 @@ KINDS = frozenset(
         "like", "dislike", "stop_like", "use", "now_use", "stop_use", "switch",
         "name", "lives", "stop_lives", "move", "move_from", "works", "stop_works",
         "works_switch", "role", "stop_role", "plan", "goal", "learning", "stop_learning",
-        "failed", "requires",
+        "failed", "requires", "allergy", "family", "pet", "learned", "relocate",
     }
 )
 
@@ -90,7 +90,8 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Sentence ends: English .!? followed by space or end (so "Node.js" and "3.12" stay whole),
 # Chinese 。！？；and newlines always. The punctuation stays with its sentence: question
 # detection needs it.
-_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；;])|\n+|(?<=[!?])(?=[\u3400-\u9fff])")
+_SPLIT = re.compile(r"(?<=[.!?])(?<!\bSt\.)(?<!\bDr\.)(?<!\bMt\.)(?<!\bMr\.)(?<!\bMs\.)"
+                    r"(?<!\bMrs\.)\s+|(?<=[。！？；;])|\n+|(?<=[!?])(?=[\u3400-\u9fff])")
 
 
 def has_cjk(text: str) -> bool:

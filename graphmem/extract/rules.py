@@ -9,7 +9,11 @@ service's conflict rules rely on:
   statements of an unnamed assistant are dropped); "we / our project / 我们 / 项目" ->
   ``"project"``; lessons keep the thing they talk about ("Docker build").
 * predicates: ``prefers likes dislikes uses name_is lives_in works_at has_role plans_to
-  learning goal failed_because requires``.
+  learning goal failed_because requires``, and for personal facts (``_personal``)
+  ``allergic_to`` (category ``health``), ``has_pet`` and ``has_<kin>`` (``has_sister``,
+  ``has_son``…; category ``family``; the object is the name, else the species / kin word)
+  and ``learned`` (a lesson as said, category ``lesson``). A key or password found by
+  ``graphmem.guard.scan`` is never a subject or object.
 * a preference or tool whose object is in the lexicon gets a domain: "I like Vue" ->
   ``prefers`` / ``preference:frontend_framework`` / exclusive, so a later "I now prefer
   React" lands in the same slot. Outside the lexicon: ``likes`` / ``"preference"`` /
@@ -21,8 +25,10 @@ service's conflict rules rely on:
   X" / "no longer use X" / 不再用X emit ``stop=True`` for both on X. "no longer like X"
   stops only the preference. Tastes (drinks, dark mode, tabs) never get a ``uses``.
 * identity: ``name_is`` / ``lives_in`` (category ``identity``), ``works_at`` / ``has_role``
-  (``work``), all exclusive. Plans: ``plans_to`` (``plan``), ``goal`` (``goal``),
-  ``learning`` (``learning``); lessons: ``failed_because`` / ``requires`` (``lesson``).
+  (``work``), all exclusive. "We relocated to Lyon" is the speaker's move; a verb with no
+  subject continues a first-person clause ("I moved to Oslo and joined Equinor").
+  Plans: ``plans_to`` (``plan``), ``goal`` (``goal``), ``learning`` (``learning``);
+  lessons: ``failed_because`` / ``requires`` (``lesson``).
 * confidence: 0.9 stated plainly; 0.8 when a Chinese subject is left out; 0.6-0.7 hedged
   ("I think", "maybe", 可能, 觉得) or tentative ("hope to", "thinking about"). Questions,
   conditionals ("if I used…", 如果…) and modals ("I would use") produce nothing.
@@ -32,6 +38,7 @@ service's conflict rules rely on:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import datetime
 
@@ -39,6 +46,7 @@ from graphmem.extract import Message, _chinese, _english
 from graphmem.extract._dates import resolve_time
 from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
 from graphmem.extract._text import Hit, has_cjk, split_sentences
+from graphmem.guard import scan
 from graphmem.model import ExtractedEntity, ExtractedRelation, Extraction, normalize
 
 _PHRASE = {
@@ -46,10 +54,12 @@ _PHRASE = {
     "name_is": "is named", "lives_in": "lives in", "works_at": "works at",
     "has_role": "works as", "plans_to": "plans to", "learning": "is learning",
     "goal": "has the goal to", "failed_because": "failed because", "requires": "requires",
+    "allergic_to": "is allergic to", "has_pet": "has a pet", "learned": "learned",
 }
 _OBJECT_TYPE = {
     "name_is": "person", "lives_in": "place", "works_at": "organization", "has_role": "role",
-    "plans_to": "goal", "goal": "goal", "learning": "topic",
+    "plans_to": "goal", "goal": "goal", "learning": "topic", "allergic_to": "allergen",
+    "has_pet": "animal", "learned": "lesson",
 }
 _UNDATED = frozenset({"plans_to", "goal"})
 
@@ -75,12 +85,15 @@ class _Emitter:
         return name, (term.domain if term else "thing"), term
 
     def _add(self, hit: Hit, subj: tuple[str, str, Term | None], predicate: str, obj: str,
-             category: str, exclusive: bool, stop: bool = False) -> None:
+             category: str, exclusive: bool, stop: bool = False, said: str | None = None,
+             object_type: str | None = None) -> None:
         name, term = canonicalize(obj)
-        if not name:
-            return
-        phrase = _PHRASE[predicate]
+        if not name or scan(name) or scan(subj[0]):
+            return  # a key or password is never a memory's subject or object
+        phrase = _PHRASE.get(predicate) or predicate.replace("_", " ")
         statement = f"{subj[0]} {'no longer ' + phrase if stop else phrase} {name}"
+        if said is not None:
+            statement = f"{subj[0]} {said}"
         if stop and predicate == "learning":
             statement = f"{subj[0]} is no longer learning {name}"
         self.relations.append(
@@ -92,7 +105,7 @@ class _Emitter:
             )
         )
         self._entity(subj[0], subj[1], subj[2])
-        otype = term.domain if term else _OBJECT_TYPE.get(predicate, "thing")
+        otype = object_type or (term.domain if term else _OBJECT_TYPE.get(predicate, "thing"))
         self._entity(name, otype, term)
 
     def _entity(self, name: str, etype: str, term: Term | None) -> None:
@@ -149,6 +162,8 @@ class _Emitter:
             self.tool(hit, subj, hit.obj2, choice=True)
         elif k == "move" and (self._domain(o) or not person):
             self.tool(hit, subj, o, choice=True)  # a project "moves to" a tool, not a city
+        elif k == "relocate" and self.speaker:  # people relocate, "we" included
+            self._add(hit, (self.speaker, "person", None), "lives_in", o, "identity", True)
         elif k in ("move", "lives", "stop_lives") and person:
             self._add(hit, subj, "lives_in", o, "identity", True, k == "stop_lives")
         elif k == "move_from" and person:
@@ -173,6 +188,25 @@ class _Emitter:
             self._add(hit, subj, "failed_because", o, "lesson", False)
         elif k == "requires":
             self._add(hit, subj, "requires", o, "lesson", False)
+        elif k == "allergy" and person:
+            self._add(hit, subj, "allergic_to", o, "health", False)
+        elif k == "learned":
+            self._add(hit, subj, "learned", o, "lesson", False)
+        elif k in ("family", "pet") and person:
+            self.relative(hit, subj)
+
+    def relative(self, hit: Hit, subj: tuple[str, str, Term | None]) -> None:
+        """A family member ("has_sister Lena") or a pet ("has_pet Biscuit", typed "dog")."""
+        named = hit.obj != hit.obj2
+        if hit.kind == "pet":
+            said = f"has a {hit.obj2} named {hit.obj}" if named else f"has a {hit.obj2}"
+            self._add(hit, subj, "has_pet", hit.obj, "family", False, said=said,
+                      object_type=hit.obj2 if named else "animal")
+            return
+        kin = hit.obj2 if re.fullmatch(r"[a-z]+", hit.obj2) else "relative"
+        said = f"has a {kin} named {hit.obj}" if named else f"has a {kin}"
+        self._add(hit, subj, f"has_{kin}", hit.obj, "family", False, said=said,
+                  object_type="person")
 
 
 def _shared_groups(hits: list[Hit]) -> set[tuple[int, str]]:

@@ -1,0 +1,240 @@
+"""Personal facts of the rule extractor, English and Chinese: allergies, family, pets, lessons.
+
+These are said in fixed shapes ("I'm allergic to X", "my wife Maria", "I have a dog named
+Biscuit", "lesson learned: X", 我对X过敏, 我养了一只猫，叫豆豆, 我的教训是X) and always about the
+speaker, so they are matched before the general patterns and claim their span: in
+我养了一只猫，叫豆豆 the 叫豆豆 names the cat, not the speaker. Each finder returns
+``(start, end, hits)`` like the language modules' own matches.
+
+Hit conventions: ``allergy`` (obj: the allergen), ``family`` (obj: the name, or the kin
+word when no name is said; obj2: the kin relation in English, "sister"), ``pet`` (obj: the
+name, or the species; obj2: the species), ``learned`` (obj: the lesson as said).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.extract._text import Hit, clean_edges
+
+Found = list[tuple[int, int, list[Hit]]]
+
+# --------------------------------------------------------------------------- English
+
+_KIN_EN = {
+    "wife": "wife", "husband": "husband", "partner": "partner", "boyfriend": "boyfriend",
+    "girlfriend": "girlfriend", "fiance": "fiance", "fiancé": "fiance", "fiancee": "fiance",
+    "fiancée": "fiance", "sister": "sister", "brother": "brother", "son": "son",
+    "daughter": "daughter", "kid": "child", "child": "child", "children": "child",
+    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
+    "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
+    "grandfather": "grandfather", "twin": "twin",
+}
+_KIN_WORD = r"(?:" + "|".join(sorted(_KIN_EN, key=len, reverse=True)) + r")s?"
+_KIN_ADJ = r"(?:(?:younger|older|little|big|baby|twin|step|half|eldest|youngest|elder)[- ]?)?"
+_COUNT = r"(?:an?|one|two|three|four|five|\d)\s+"
+_SPECIES = (
+    r"(?:dog|puppy|cat|kitten|kitty|rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|cockatiel|"
+    r"goldfish|turtle|tortoise|snake|lizard|gecko|horse|pony|ferret|chinchilla|hedgehog|"
+    r"retriever|labrador|greyhound|poodle|beagle|corgi|husky|terrier|spaniel|dachshund|pug|"
+    r"bulldog|collie|chihuahua|schnauzer|tabby|canary|axolotl)s?"
+    r"(?!\s+(?:bed|food|toy|sitter|walker|park|treats?|hair|allerg))"
+)
+# A capitalised name; "I", sentence words and months are not names.
+_NAME_EN = r"(?-i:[A-Z][a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?)"
+_NAMES_EN = rf"{_NAME_EN}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*){_NAME_EN})*"
+_NOT_NAMES = frozenset(
+    "I The A An And But So My Our He She They It We You This That Is Was Has Just".split()
+)
+_LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
+    ("allergy", re.compile(
+        r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
+        r"(?:allergic\s+to|intolerant\s+to)\s+(?P<obj>[^.;!?,]+)", re.I)),
+    ("allergy", re.compile(
+        r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|also)\s+)?(?P<obj>lactose|gluten|"
+        r"fructose|histamine|caffeine)[- ]intolerant\b", re.I)),
+    ("allergy", re.compile(
+        r"\bI\s+have\s+(?:an?\s+)?(?:(?:severe|mild|bad|serious|terrible|slight)\s+)?"
+        r"(?P<obj>[a-z][\w -]{1,25}?)\s+(?:allergy|allergies|intolerance)\b", re.I)),
+    ("allergy", re.compile(
+        r"\bI\s+have\s+(?:an?\s+)?(?:(?:severe|mild|bad|serious)\s+)?(?:allergy|allergies)\s+"
+        r"to\s+(?P<obj>[^.;!?,]+)", re.I)),
+    ("pet", re.compile(
+        rf"\bI\s+(?:have|own|got|adopted|rescued|just\s+got|just\s+adopted|recently\s+adopted)\s+"
+        rf"(?:{_COUNT})?(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
+        rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
+        re.I)),
+    ("family", re.compile(
+        rf"\bI\s+have\s+(?:{_COUNT})?{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
+        rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
+        re.I)),
+    ("family", re.compile(  # named only: "my sister lives in Paris" is the sister's fact
+        rf"\bmy\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b(?:\s*,?\s+(?P<names>{_NAME_EN})\b"
+        rf"(?=\s*(?:,|is|was|has|and|just|lives|works|loves|likes|who|\.|$)))?", re.I)),
+    ("learned", re.compile(
+        r"^\s*(?:lesson\s+learned|note\s+to\s+self|(?:the|my|one)\s+lesson\s+(?:here\s+|i\s+"
+        r"learned\s+)?(?:is|was)|takeaway|(?:my\s+)?rule\s+of\s+thumb)\s*(?:[:,-]|is|was)?\s*"
+        r"(?:that\s+)?(?P<obj>.+)$", re.I)),
+    ("learned", re.compile(
+        r"\bI\s+(?:have\s+)?(?:finally\s+|since\s+|now\s+)?learned\s+(?:(?:the\s+hard\s+way|my\s+"
+        r"lesson|from\s+experience)\s*[:,]?\s*(?:that\s+)?|that\s+|(?=(?:never|always|not)\s+to\b))"
+        r"(?P<obj>.+)$", re.I)),
+]
+
+
+_ARTICLE_OR_TOO = re.compile(r"^(?:the|a|an|some)\s+|\s+(?:too|as well)$", re.I)
+
+
+def _names(text: str | None) -> list[str]:
+    if not text:
+        return []
+    parts = re.split(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|&)\s*", text.strip())
+    return [p for p in parts if p and p.split()[0] not in _NOT_NAMES]
+
+
+def _lesson(raw: str) -> str:
+    text = clean_edges(raw)
+    return text if 0 < len(text.split()) <= 20 else ""
+
+
+def find_en(text: str) -> Found:
+    """Allergies, family, pets and lessons in one English sentence (contractions expanded)."""
+    found: Found = []
+    taken: list[tuple[int, int]] = []
+    for kind, regex in _LIFE_RULES_EN:
+        for m in regex.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            hits = _hits_en(kind, m)
+            if hits:
+                found.append((m.start(), m.end(), hits))
+                taken.append((m.start(), m.end()))
+    return found
+
+
+def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
+    gd = m.groupdict()
+    if kind == "allergy":
+        items = re.split(r"\s*(?:,|\band\b|\bor\b|&)\s*", gd["obj"])
+        items = [_ARTICLE_OR_TOO.sub("", clean_edges(i)) for i in items]
+        ok = [i for i in items if i and len(i.split()) <= 4
+              and i.lower() not in ("it", "them", "that", "this", "something", "anything")]
+        return [Hit("allergy", "self", i.lower() if i[:1].isupper() and i[1:].islower() else i)
+                for i in ok]
+    if kind == "learned":
+        lesson = _lesson(gd["obj"])
+        return [Hit("learned", "self", lesson)] if lesson else []
+    names = _names(gd.get("names") or gd.get("list"))
+    if kind == "pet":
+        species = re.sub(r"s$", "", gd["species"].lower()) if not gd["species"].lower().endswith(
+            ("ss", "us")) else gd["species"].lower()
+        species = re.sub(r"^(?:new|little|pet|baby|rescue|old|senior|young|cute)\s+", "", species)
+        return [Hit("pet", "self", n, species, confidence=0.9) for n in names] or [
+            Hit("pet", "self", species, species, confidence=0.85)]
+    kin_word = gd["kin"].lower()
+    kin = _KIN_EN.get(kin_word) or _KIN_EN.get(kin_word.rstrip("s"), "relative")
+    if names:
+        return [Hit("family", "self", n, kin) for n in names]
+    if not m.group(0).lower().startswith("i "):
+        return []  # "my sister lives in Paris" is about the sister
+    return [Hit("family", "self", kin, kin, confidence=0.8)]
+
+
+# --------------------------------------------------------------------------- Chinese
+
+_KIN_ZH = {
+    "老婆": "wife", "妻子": "wife", "太太": "wife", "媳妇": "wife", "老公": "husband",
+    "丈夫": "husband", "爱人": "partner", "男朋友": "boyfriend", "女朋友": "girlfriend",
+    "儿子": "son", "女儿": "daughter", "孩子": "child", "哥哥": "brother", "弟弟": "brother",
+    "姐姐": "sister", "妹妹": "sister", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
+    "父亲": "father", "奶奶": "grandmother", "外婆": "grandmother", "爷爷": "grandfather",
+    "外公": "grandfather",
+}
+_KIN_ZH_RE = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
+_PET_ZH = (
+    "猫咪|小猫|猫|小狗|狗狗|狗|仓鼠|兔子|乌龟|鹦鹉|金鱼|鱼|柯基|柴犬|金毛|哈士奇|泰迪|边牧|布偶猫|"
+    "英短|橘猫|蓝猫|龙猫|刺猬|蜥蜴|蛇"
+)
+_MEASURE = r"(?:[一两二三四五几]\s*[只条匹头个])?"
+_NAME_ZH = re.compile(r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
+_NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|，|,|。|\s")
+_LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
+    ("pet", re.compile(
+        rf"我(?:家|们家)?(?:现在|目前|去年|之前|最近|刚)?(?:养了|养着|养|有|领养了|收养了|捡了|"
+        rf"买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
+    ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个)?(?P<kin>{_KIN_ZH_RE})")),
+    ("family", re.compile(rf"我(?:的)?(?P<kin>{_KIN_ZH_RE})(?!们)")),
+    ("learned", re.compile(
+        r"(?:我的|这次的|一个)?教训(?:是|就是)[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
+    ("learned", re.compile(
+        r"吸取了?(?:一个|这个)?教训[：:，,]\s*(?P<obj>[^。！!？?]+)")),
+    ("learned", re.compile(
+        r"我(?:终于)?学到了?(?:一点|一件事|一个道理|一课)[：:，,]\s*(?P<obj>[^。！!？?]+)")),
+    ("learned", re.compile(r"经验告诉我[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
+]
+_ALLERGY_ZH = re.compile(r"过敏")
+_ALLERGY_LEAD = re.compile(
+    r"^(?:我(?:自己)?)(?:从小|一直|天生|也|还|有点|有些|比较|特别)*(?:对|有)?"
+)
+_ALLERGY_TAIL = re.compile(r"(?:都|也|有点|有些|比较|很|非常|特别|严重|容易)+$")
+
+
+def _names_zh(rest: str) -> list[str]:
+    out = []
+    for m in _NAME_ZH.finditer(rest):
+        name = _NAME_END.split(m.group("name"))[0]
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+def _allergies_zh(text: str) -> Found:
+    found: Found = []
+    for m in _ALLERGY_ZH.finditer(text):
+        clause_start = max(text.rfind(c, 0, m.start()) for c in "，,。；;！!？?") + 1
+        clause = text[clause_start : m.start()]
+        lead = _ALLERGY_LEAD.match(clause)
+        if not lead or not clause.startswith("我") or re.search(r"[不没]$", clause):
+            continue
+        body = _ALLERGY_TAIL.sub("", clause[lead.end() :])
+        if re.match(r"^[的了]|^(?:过|这|那|什么)", body) or "对" in body \
+                or re.search(_KIN_ZH_RE, body):
+            continue
+        items = [i for i in re.split(r"和|、|与|跟|及|以及|/", body) if i]
+        if items and all(1 <= len(i) <= 8 for i in items):
+            found.append((clause_start, m.end(), [Hit("allergy", "self", i) for i in items]))
+    return found
+
+
+def find_zh(text: str) -> Found:
+    """Allergies, family, pets and lessons in one Chinese sentence."""
+    found = _allergies_zh(text)
+    taken = [(s, e) for s, e, _ in found]
+    for kind, regex in _LIFE_RULES_ZH:
+        for m in regex.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            if kind == "learned":
+                lesson = clean_edges(m.group("obj"))
+                if 0 < len(lesson) <= 40:
+                    found.append((m.start(), m.end(), [Hit("learned", "self", lesson)]))
+                    taken.append((m.start(), m.end()))
+                continue
+            rest = text[m.end() :]
+            names = _names_zh(rest)
+            end = len(text) if names else m.end()
+            if kind == "pet":
+                species = m.group("species")
+                hits = [Hit("pet", "self", n, species) for n in names] or [
+                    Hit("pet", "self", species, species, confidence=0.85)]
+            else:
+                kin_word = m.group("kin")
+                kin = _KIN_ZH[kin_word]
+                hits = [Hit("family", "self", n, kin) for n in names]
+                if not hits and m.group(0).startswith("我有"):  # not 我妹妹住在广州
+                    hits = [Hit("family", "self", kin_word, kin, confidence=0.8)]
+                if not hits:
+                    continue
+            found.append((m.start(), end, hits))
+            taken.append((m.start(), end))
+    return found
