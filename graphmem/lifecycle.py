@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from graphmem._events import forget_change
 from graphmem._lifecycle_score import (
     Importance,
     ImportanceModel,
@@ -308,17 +309,18 @@ class Lifecycle:
             by_label: dict[str, list[str]] = {}
             for label, item in chosen:
                 by_label.setdefault(label, []).append(item.id)
-            still: set[str] = set()
+            still: dict[str, Row] = {}
             for label, ids in by_label.items():
                 for row in self._rows(label, user_id, ids):
                     if row["id"] not in protected and not row.get("needsReview") \
                             and self._below(label, row, now, threshold) is not None:
-                        still.add(row["id"])
+                        still[row["id"]] = row
             done = [(label, item) for label, item in chosen if item.id in still]
             if done:
                 plan = WritePlan(user_id=user_id, at=now)
                 for label, item in done:
-                    plan.update(label, item.id, {"forgottenAt": now})
+                    plan.update(label, item.id, forget_change(still[item.id], now,
+                                                              forgotten=True))
                 self._apply(plan)
         return done
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
+from graphmem._events import EventPage, forget_change
+from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -523,7 +525,7 @@ class MemoryService:
                 return False
             now = to_ms(self.clock()) or 0
             plan = WritePlan(user_id=user_id, at=now)
-            plan.update(label, memory_id, {"forgottenAt": now if forgotten else None})
+            plan.update(label, memory_id, forget_change(rows[0], now, forgotten=forgotten))
             self.apply(plan)
         return True
 
@@ -546,6 +548,20 @@ class MemoryService:
         as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
         return self.reflector.abstractions(user_id, as_of=as_of, known_at=known_at,
                                            include_history=include_history)
+
+    # ------------------------------------------------------------------ events
+
+    def events(self, user_id: str, *, since: datetime, until: datetime | None = None,
+               after: str | None = None, limit: int = 100) -> EventPage:
+        """What changed in the user's memory from ``since`` (``graphmem._events``)."""
+        user_id = self._existing_user(user_id)
+        start = check_instant(since, "since")
+        if start is None:
+            raise InvalidInputError("since", "is required")
+        if after is not None:
+            after = check_chars(after, "after")
+        return read_events(self.store, user_id, since=start,
+                           until=check_instant(until, "until"), after=after, limit=limit)
 
     # ------------------------------------------------------------------ stats
 

@@ -62,7 +62,8 @@ _REQUIRED = {
 }
 _INSTANTS = {"createdAt", "recordedAt", "validFrom", "validUntil", "occurredAt", "expiredAt",
              "forgottenAt", "lastAccessedAt", "at"}
-_JSON_LISTS = {"claims", "untilLog", "aliveLog", "statusLog", "resolutions", "feedbackLog"}
+_JSON_LISTS = {"claims", "untilLog", "aliveLog", "statusLog", "resolutions", "feedbackLog",
+               "forgetLog"}
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _INT64 = 2**63
 

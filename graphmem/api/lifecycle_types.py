@@ -7,7 +7,7 @@ from enum import Enum
 
 import strawberry
 
-from graphmem import lifecycle
+from graphmem import _events, lifecycle
 from graphmem.api.scalars import MemoryKind
 
 
@@ -165,3 +165,48 @@ class HealthCheck:
                    forgotten=h.forgotten,
                    needs_review=[strawberry.ID(i) for i in h.needs_review],
                    below_threshold=h.below_threshold, warnings=list(h.warnings))
+
+
+@strawberry.enum(description="What happened to a memory.")
+class MemoryEventKind(Enum):
+    RECORDED = "RECORDED"
+    SUPERSEDED = "SUPERSEDED"
+    DISPUTED = "DISPUTED"
+    EXPIRED = "EXPIRED"
+    FORGOTTEN = "FORGOTTEN"
+    RESTORED = "RESTORED"
+    FEEDBACK = "FEEDBACK"
+
+
+@strawberry.type(description="One change in a user's memory, read back from the graph where "
+                             "the write recorded it (so no event is lost or announced for a "
+                             "write that did not land).")
+class MemoryEvent:
+    at: datetime = strawberry.field(description="system time of the change")
+    kind: MemoryEventKind
+    memory_id: strawberry.ID
+    memory_kind: MemoryKind
+    text: str | None = strawberry.field(description="the memory's text, cut to 200 characters")
+    related_id: strawberry.ID | None = strawberry.field(
+        description="SUPERSEDED / DISPUTED: the version that superseded or disputes it")
+    detail: str | None = strawberry.field(description="FEEDBACK: the signal")
+    cursor: str = strawberry.field(description="pass as `after` to read the events after it")
+
+    @classmethod
+    def from_model(cls, e: _events.MemoryEvent) -> MemoryEvent:
+        return cls(at=e.at, kind=MemoryEventKind(e.kind), memory_id=strawberry.ID(e.memory_id),
+                   memory_kind=MemoryKind.from_model(e.memory_kind), text=e.text,
+                   related_id=None if e.related_id is None else strawberry.ID(e.related_id),
+                   detail=e.detail, cursor=e.cursor)
+
+
+@strawberry.type(description="A page of events, oldest first.")
+class MemoryEventPage:
+    items: list[MemoryEvent]
+    next_cursor: str | None = strawberry.field(
+        description="the last item's cursor when more events follow (pass it as `after`)")
+
+    @classmethod
+    def from_model(cls, page: _events.EventPage) -> MemoryEventPage:
+        return cls(items=[MemoryEvent.from_model(e) for e in page.items],
+                   next_cursor=page.next_cursor)

@@ -22,6 +22,7 @@ from graphmem.api.lifecycle_types import (
     FeedbackResult,
     FeedbackSignal,
     GcReport,
+    MemoryEventPage,
     MemoryImportance,
 )
 from graphmem.api.scalars import DATETIME, MemoryKind
@@ -124,6 +125,20 @@ class Query:
         found = await ctx.run(ctx.service.abstractions, str(user_id), as_of=as_of,
                               known_at=known_at, include_history=include_history)
         return [Abstraction.from_model(a) for a in found]
+
+    @strawberry.field(description="What changed in the user's memory at or after since "
+                                  "(system time) and before until: memories recorded, "
+                                  "superseded, disputed, expired, forgotten, restored, "
+                                  "feedback; oldest first. Poll with after: the nextCursor "
+                                  "(or the last item's cursor) of the previous page.")
+    async def events(self, info: Info, user_id: strawberry.ID, since: datetime,
+                     until: datetime | None = None, after: str | None = None,
+                     limit: int = 100) -> MemoryEventPage:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        page = await ctx.run(ctx.service.events, str(user_id), since=since, until=until,
+                             after=after, limit=limit)
+        return MemoryEventPage.from_model(page)
 
     @strawberry.field(description="How much a memory matters now, each factor of it, its "
                                   "confidence and its feedback log.")

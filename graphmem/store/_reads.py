@@ -206,8 +206,18 @@ class CypherReads:
                           {"userId": user_id, "skip": skip, "limit": limit})
         return [_props(r[0]) for r in rows]
 
-    def export_edges(self, edge: str, user_id: str) -> list[Row]:
-        src, dst = EDGE_ENDS[edge]
+    def event_nodes(self, label: str, user_id: str, since: int) -> list[Row]:
+        """The user's ``label`` nodes recorded, expired or forgotten at or after ``since``
+        (ms), or carrying a forget or feedback log (``graphmem._events``)."""
+        text = self._q.get("event_nodes", label=label)
+        names = return_columns(text)
+        return [dict(zip(names, r, strict=True))
+                for r in self._exec(text, {"userId": user_id, "since": since})]
+
+    def export_edges(self, edge: str, user_id: str,
+                     ends: tuple[str, str] | None = None) -> list[Row]:
+        """The user's ``edge`` edges between ``ends`` (default: the edge's usual labels)."""
+        src, dst = ends or EDGE_ENDS[edge]
         rows = self._exec(self._q.get("export_edges", edge=edge, src=src, dst=dst),
                            {"userId": user_id})
         return [{"src": r[0], "dst": r[1], "props": dict(r[2] or {})} for r in rows]

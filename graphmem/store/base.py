@@ -261,4 +261,8 @@ class Store(Protocol):
 
     def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]: ...
 
-    def export_edges(self, edge: str, user_id: str) -> list[Row]: ...
+    def export_edges(self, edge: str, user_id: str,
+                     ends: tuple[str, str] | None = None) -> list[Row]: ...
+
+    def event_nodes(self, label: str, user_id: str, since: int) -> list[Row]:
+        """Nodes with a change to report at or after ``since`` (``graphmem._events``)."""

@@ -32,7 +32,7 @@ REQUIRED = (
     "entities_by_norm", "vector_search", "fulltext_search",
     "entity_degrees", "adjacent_relations", "episode_mentions", "evidence_of",
     "count_nodes", "count_relations_by_status", "bump_access",
-    "export_nodes", "export_edges", "page_episodes", "page_entities",
+    "export_nodes", "export_edges", "page_episodes", "page_entities", "event_nodes",
 )
 
 EDGE_TYPES = ("SUBJECT_OF", "OBJECT", "EVIDENCED_BY", "MENTIONS", "SUPERSEDES",
