@@ -11,15 +11,25 @@ is one, else by its expiry; otherwise it has no date of its own.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
 from graphmem._mcp_format import ChangeOut, ChangesOut, relation_out
 from graphmem.model import MemoryStatus, Relation
-from graphmem.service import MemoryService
+from graphmem.relations import RelationPage
 
 PAGE = 1000
 
 
-def _all(service: MemoryService, user_id: str, known_at: datetime | None
+class _Relations(Protocol):
+    """Where the relations come from: the service, or a running server (``mcp --url``)."""
+
+    def clock(self) -> datetime: ...
+    def relations_page(self, user_id: str, *, known_at: datetime | None = ...,
+                       include_history: bool = ..., limit: int = ...,
+                       after: str | None = ...) -> RelationPage: ...
+
+
+def _all(service: _Relations, user_id: str, known_at: datetime | None
          ) -> dict[str, Relation]:
     out: dict[str, Relation] = {}
     after: str | None = None
@@ -37,7 +47,7 @@ def _current(r: Relation) -> bool:
         and r.status in (MemoryStatus.ACTIVE, MemoryStatus.FORGOTTEN)
 
 
-def changes_since(service: MemoryService, user_id: str, since: datetime,
+def changes_since(service: _Relations, user_id: str, since: datetime,
                   until: datetime | None, limit: int) -> ChangesOut:
     """The relation changes between ``since`` and ``until`` (now), newest first."""
     before = _all(service, user_id, since)

@@ -293,11 +293,15 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     try:
+        from graphmem._cli_mcp import run_stdio_remote
         from graphmem.mcp_server import run_stdio
     except ImportError:
         print("graphmem mcp: the MCP server needs the mcp package: "
               "pip install 'graphmem[mcp]'", file=sys.stderr)
         return 2
+    if args.url:  # no store here: every call goes to the server
+        run_stdio_remote(args.url, api_key=args.api_key, default_user=args.user)
+        return 0
     settings = settings_from(args)
     with open_service(settings) as service:
         run_stdio(service, default_user=args.user)
@@ -549,13 +553,21 @@ def build_parser() -> argparse.ArgumentParser:
                            "Speak the Model Context Protocol on stdin/stdout: tools remember, "
                            "remember_fact, recall, history, what_changed, forget, restore, "
                            "reflect, abstractions; resources graphmem://users/{id}/facts and "
-                           "/episodes. Opens the store in-process (a running server holds an "
-                           "embedded data dir: use its /mcp endpoint instead). Needs "
+                           "/episodes. Opens the store in-process, or with --url talks to a "
+                           "running graphmem server\n(which holds its embedded data dir) "
+                           "through graphmem.client, authorised by --api-key.\nNeeds "
                            "pip install 'graphmem[mcp]'.\n\n"
-                           "example (an agent's MCP config):\n"
+                           "examples (an agent's MCP config):\n"
                            '  {"command": "graphmem", "args": ["mcp", "--user", "ana", '
-                           '"--data-dir", "/path/to/mem"]}'))
+                           '"--data-dir", "/path/to/mem"]}\n'
+                           '  {"command": "graphmem", "args": ["mcp", "--user", "ana", '
+                           '"--url", "http://127.0.0.1:8420"],\n'
+                           '   "env": {"GRAPHMEM_API_KEY": "..."}}'))
     p.add_argument("--user", help="the user tools act on when a call names none")
+    p.add_argument("--url", help="a running graphmem server (http://host:port): no store is "
+                                 "opened, every call goes through its GraphQL API")
+    p.add_argument("--api-key", default=os.environ.get("GRAPHMEM_API_KEY"),
+                   help="API key for --url (GRAPHMEM_API_KEY)")
     _store_options(p)
     p.set_defaults(func=cmd_mcp)
 

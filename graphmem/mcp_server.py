@@ -4,7 +4,10 @@ service, in-process.
 Two transports share one definition (``build_mcp``):
 
 - stdio (``graphmem mcp``): a desktop agent starts the process; it opens the store itself
-  and trusts its caller as the CLI does (any user; ``--user`` sets the default one).
+  and trusts its caller as the CLI does (any user; ``--user`` sets the default one). With
+  ``--url`` it opens no store and sends every call to a running graphmem server through
+  ``graphmem.client`` (``_cli_mcp.RemoteMemory``, any ``Memory``): the server's API key
+  decides.
 - streamable HTTP at ``/mcp`` of the graphmem app (``mount_mcp``): stateless JSON
   requests behind the app's API-key middleware; each tool call is authorised against the
   key's users, exactly as a GraphQL resolver is.
@@ -37,9 +40,12 @@ from graphmem.errors import (
     UnavailableError,
 )
 from graphmem.inputs import EpisodeIn, MessageIn, RecallIn, RelationIn
-from graphmem.model import MemoryKind
-from graphmem.readers import Readers
-from graphmem.service import MemoryService
+from graphmem.model import Abstraction, Episode, MemoryKind, Relation
+from graphmem.readers import Page, Readers
+from graphmem.recall_model import RecallResult
+from graphmem.reflect import ReflectResult
+from graphmem.relations import RelationPage
+from graphmem.service import EpisodeResult, MemoryService
 from graphmem.timeparse import parse_timestamp
 
 log = logging.getLogger("graphmem.mcp")
@@ -52,6 +58,33 @@ INSTRUCTIONS = (
     "statement. Facts have validity in time: `as_of` asks what was true then, `history` "
     "shows how one fact changed, `what_changed` lists what was learned or closed since a "
     "time. Times are ISO-8601 (2024-03-01 or 2024-03-01T09:00:00Z).")
+
+
+class Memory(Protocol):
+    """What the tools call: a ``MemoryService`` in-process, or a running server's API
+    (``graphmem mcp --url``, ``graphmem._cli_mcp.RemoteMemory``)."""
+
+    def clock(self) -> datetime: ...
+    def add_episode(self, data: EpisodeIn) -> EpisodeResult: ...
+    def add_relation(self, data: RelationIn) -> Relation: ...
+    def recall(self, q: RecallIn) -> RecallResult: ...
+    def relations(self, user_id: str, *, limit: int = ...) -> list[Relation]: ...
+    def relations_page(self, user_id: str, *, known_at: datetime | None = ...,
+                       include_history: bool = ..., limit: int = ...,
+                       after: str | None = ...) -> RelationPage: ...
+    def history(self, user_id: str, relation_id: str) -> list[Relation]: ...
+    def forget(self, user_id: str, memory_id: str) -> bool: ...
+    def restore(self, user_id: str, memory_id: str) -> bool: ...
+    def reflect(self, user_id: str) -> ReflectResult: ...
+    def abstractions(self, user_id: str, *, as_of: datetime | None = ...
+                     ) -> list[Abstraction]: ...
+
+
+class EpisodePages(Protocol):
+    """A user's episodes a page at a time (``graphmem.readers.Readers``)."""
+
+    def episodes_page(self, user_id: str, *, session_id: str | None, limit: int, offset: int,
+                      include_forgotten: bool = False) -> Page[Episode]: ...
 
 
 class Caller(Protocol):
@@ -133,7 +166,7 @@ def _result(text: str, out: BaseModel) -> CallToolResult:
 class _Tools:
     """The service and the caller behind every tool and resource of one server."""
 
-    def __init__(self, get_service: Callable[[], MemoryService],
+    def __init__(self, get_service: Callable[[], Memory],
                  default_user: str | None) -> None:
         self.get_service = get_service
         self.default_user = default_user
@@ -182,9 +215,10 @@ class _Tools:
 # --------------------------------------------------------------------------- the server
 
 
-def build_mcp(get_service: Callable[[], MemoryService], *,
+def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], EpisodePages],
               default_user: str | None = None) -> MCPServer:
-    """The MCP server: tools and resources over the service ``get_service`` returns."""
+    """The MCP server: tools and resources over what ``get_service`` returns (episodes
+    listed through ``episodes``)."""
     mcp: MCPServer = MCPServer("graphmem", instructions=INSTRUCTIONS,
                                version=graphmem.__version__, log_level="WARNING")
     t = _Tools(get_service, default_user)
@@ -383,11 +417,11 @@ def build_mcp(get_service: Callable[[], MemoryService], *,
                   description="The user's 20 most recent episodes.")
     async def recent_episodes(user_id: str, ctx: Context) -> str:
         user = _resource_user(t, ctx, user_id)
-        readers = Readers(t.get_service())
+        pages = episodes().episodes_page
         try:
-            first = await t.run(readers.episodes_page, user, session_id=None, limit=1,
+            first = await t.run(pages, user, session_id=None, limit=1,
                                 offset=0, include_forgotten=False)
-            page = await t.run(readers.episodes_page, user, session_id=None, limit=20,
+            page = await t.run(pages, user, session_id=None, limit=20,
                                offset=max(0, first.total - 20), include_forgotten=False)
         except ToolError as e:
             raise ResourceError(str(e)) from None
@@ -408,7 +442,8 @@ def _resource_user(t: _Tools, ctx: Context, user_id: str) -> str:
 
 def run_stdio(service: MemoryService, default_user: str | None = None) -> None:
     """Serve MCP over stdin/stdout until the client closes it (the service is open)."""
-    mcp = build_mcp(lambda: service, default_user=default_user)
+    readers = Readers(service)
+    mcp = build_mcp(lambda: service, episodes=lambda: readers, default_user=default_user)
     anyio.run(mcp.run_stdio_async)
 
 
@@ -419,7 +454,7 @@ def mount_mcp(get_service: Callable[[], MemoryService], host: str
     its own (the app's key middleware has put the caller in the request scope)."""
     from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
-    mcp = build_mcp(get_service)
+    mcp = build_mcp(get_service, episodes=lambda: Readers(get_service()))
     mcp.streamable_http_app(stateless_http=True, json_response=True, host=host)
     manager = mcp.session_manager
 
