@@ -22,6 +22,7 @@ Examples::
     python bench/rules_eval.py --json /tmp/r.json --corpus my_corpus.jsonl
     python bench/rules_eval.py --split dev -v   # the everyday-sentence corpus, dev split
     python bench/rules_eval.py --split test     # its test split (report only, never tune)
+    python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test}.json``): plain
 first-person sentences in English and Chinese, each with a ``kind`` (preference, work_move,
@@ -49,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -455,6 +457,110 @@ def run_splits(names: list[str], verbose: bool, json_path: Path | None,
     return 0
 
 
+# --------------------------------------------------------------------------- LLM batching
+
+_LINE = re.compile(r"^\[(\d+)\] [^|]*\| [^:]*: (.*)$")
+
+
+def stub_model_reply(messages: list[dict[str, Any]]) -> str:
+    """What the stub server answers, shaped like a model's reply: one ``likes`` relation per
+    numbered message (its last word), per episode when the request holds several."""
+    prompt = str(messages[-1].get("content") or "")
+
+    def relations(lines: list[str]) -> list[dict[str, Any]]:
+        out = []
+        for line in lines:
+            m = _LINE.match(line)
+            words = re.findall(r"\w+", m.group(2)) if m else []
+            if m and words:
+                out.append({"subject": "I", "predicate": "likes", "object": words[-1],
+                            "category": "preference", "confidence": 0.9,
+                            "message_index": int(m.group(1))})
+        return out
+
+    if "Episode 0:" not in prompt:
+        return json.dumps({"entities": [], "relations": relations(prompt.splitlines())})
+    blocks = re.split(r"^Episode (\d+):$", prompt, flags=re.M)
+    episodes = [{"episode": int(blocks[k]), "entities": [],
+                 "relations": relations(blocks[k + 1].splitlines())}
+                for k in range(1, len(blocks) - 1, 2)]
+    return json.dumps({"episodes": episodes})
+
+
+class _OneCallPerEpisode:
+    """The LLM engine as the service used it before batching: one request per episode."""
+
+    name = "llm"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def extract(self, messages: list[Message]) -> Any:
+        return self.inner.extract(messages)
+
+
+def run_llm_batching(json_path: Path | None, per_request: int = 20) -> int:
+    """Calls and tokens per single-message episode through ``addEpisodes`` with the LLM
+    engine against the local stub server, one request per episode (before) and batched."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from stub_openai import OpenAIStub
+
+    from graphmem.extract.llm import LLMExtractor
+    from graphmem.inputs import EpisodeIn
+
+    texts = [t for name in ("dev", "test") for item in load_split(name)
+             for t in item.get("sequence", [item.get("text")])]
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    rows = []
+    with OpenAIStub() as stub, tempfile.TemporaryDirectory() as tmp:
+        stub.default_reply = stub_model_reply
+        service = _open_service(tmp)
+        try:
+            for mode in ("one request per episode", "batched (extract_many)"):
+                stub.reset()
+                stub.default_reply = stub_model_reply
+                llm = LLMExtractor(base_url=stub.base_url, api_key="bench", model="stub",
+                                   fallback=RuleExtractor(), batch_size=8)
+                service.extractor = llm if mode.startswith("batched") else _OneCallPerEpisode(llm)
+                user = "llm-" + mode.split()[0]
+                episodes = [EpisodeIn(user_id=user, occurred_at=start + timedelta(hours=i),
+                                      content=t, role="user", source_ref=f"m{i}")
+                            for i, t in enumerate(texts)]
+                stored = 0
+                for k in range(0, len(episodes), per_request):
+                    results = service.add_episodes(episodes[k : k + per_request])
+                    stored += sum(len(r.relations) for r in results)
+                llm.close()
+                n = len(episodes)
+                rows.append({
+                    "mode": mode, "episodes": n, "episodes_per_addEpisodes": per_request,
+                    "calls": stub.requests["chat"],
+                    "calls_per_episode": round(stub.requests["chat"] / n, 3),
+                    "prompt_tokens_per_episode": round(stub.prompt_tokens / n, 1),
+                    "completion_tokens_per_episode": round(stub.completion_tokens / n, 1),
+                    "tokens_per_episode": round((stub.prompt_tokens + stub.completion_tokens)
+                                                / n, 1),
+                    "relations_stored": stored, "fallbacks": llm.stats.fallbacks,
+                    "solo_retries": llm.stats.solo_retries,
+                })
+        finally:
+            service.close()
+    print("LLM engine against the local stub (tokens: the stub's len(text) // 4)")
+    print(f"{'mode':<26} {'eps':>5} {'calls':>6} {'calls/ep':>9} {'prompt/ep':>10} "
+          f"{'compl/ep':>9} {'rels':>5}")
+    for r in rows:
+        print(f"{r['mode']:<26} {r['episodes']:>5} {r['calls']:>6} {r['calls_per_episode']:>9} "
+              f"{r['prompt_tokens_per_episode']:>10} {r['completion_tokens_per_episode']:>9} "
+              f"{r['relations_stored']:>5}")
+    path = json_path or ROOT / "bench" / "results" / "rules_eval_llm_batching.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"rows": rows}, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
 def _table(title: str, scores: dict[str, Score]) -> str:
     lines = [f"{title:<18} {'P':>6} {'R':>6} {'F1':>6} {'tp':>5} {'fp':>5} {'fn':>5}"]
     for name, s in scores.items():
@@ -495,7 +601,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-service", action="store_true",
                         help="with --split: skip the checks that go through the service "
                         "(changes of mind, stored secrets)")
+    parser.add_argument("--llm-batching", action="store_true",
+                        help="calls and tokens per episode of the LLM engine through "
+                        "addEpisodes against the local stub, before and after batching")
     args = parser.parse_args(argv)
+    if args.llm_batching:
+        return run_llm_batching(None if args.json == DEFAULT_JSON else args.json)
     if args.split:
         names = ["dev", "test"] if args.split == "both" else [args.split]
         json_path = None if args.json == DEFAULT_JSON else args.json

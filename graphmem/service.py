@@ -22,7 +22,7 @@ from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
-from graphmem.extract import Extractor
+from graphmem.extract import Extractor, extract_windows
 from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
 from graphmem.lifecycle import Lifecycle
@@ -241,7 +241,8 @@ class MemoryService:
         # statements the write will most likely need.
         seen = {r["id"] for r in self.store.nodes("Episode", user_id, [p.id for p in prepared])}
         todo = list({p.id: p for p in prepared if p.id not in seen}.values())
-        extractions = {p.id: self.extractor.extract(p.messages) for p in todo}
+        extractions = dict(zip([p.id for p in todo], extract_windows(
+            self.extractor, [p.messages for p in todo]), strict=True))
         contents = {p.id: vec for p, vec in zip(
             todo, self.embedder.embed([p.content[:2000] for p in todo]) if todo else [],
             strict=True)}

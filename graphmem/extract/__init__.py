@@ -34,3 +34,14 @@ class Extractor(Protocol):
     def extract(self, messages: list[Message]) -> Extraction:
         """Entities and relations of ``messages``; ``message_index`` points into the list."""
         ...
+
+
+def extract_windows(extractor: Extractor, windows: list[list[Message]]) -> list[Extraction]:
+    """One extraction per window (an episode's messages), in order. An engine with an
+    ``extract_many`` (the LLM engine batches several episodes per request) gets all of
+    them at once; any other is asked window by window."""
+    many = getattr(extractor, "extract_many", None)
+    if many is not None:
+        results: list[Extraction] = many(windows)
+        return results
+    return [extractor.extract(w) for w in windows]

@@ -1,10 +1,14 @@
 """The LLM extraction engine: an OpenAI-compatible chat model, with the rules as fallback.
 
 Messages go to the model in batches (``batch_size`` per request, numbered so each item's
-``message_index`` maps back). Each request is retried on 429, 5xx, timeouts and connection
-errors with exponential backoff and jitter (``Retry-After`` honoured, capped); an
-unparseable reply gets one repair request. When a batch still fails, the fallback
-extractor handles that batch and the result says ``engine="fallback"`` with the reason.
+``message_index`` maps back). ``extract_many`` does the same for several episodes at once
+(what ``addEpisodes`` sends): episodes are packed into one request while their messages fit
+in ``batch_size``, and the answer is validated per episode (``_llm_batch``); an episode
+whose part is missing or invalid is extracted again alone, never half-applied. Each
+request is retried on 429, 5xx, timeouts and connection errors with exponential backoff
+and jitter (``Retry-After`` honoured, capped); an unparseable reply gets one repair request.
+When a batch still fails, the fallback extractor handles that batch and the result says
+``engine="fallback"`` with the reason.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from graphmem.extract import Extractor, Message
+from graphmem.extract._llm_batch import build_batch_messages, parse_batch, part_extraction
 from graphmem.extract._llm_output import parse_json_object, speaker_label, to_extraction
 from graphmem.model import Extraction, aware
 
@@ -74,6 +79,11 @@ Rules:
 - Nothing to extract: {"entities": [], "relations": []}.
 """
 
+REPAIR_BATCH_PROMPT = (
+    "Your reply was not valid ({error}). Reply again with only the corrected JSON object "
+    '{{"episodes": [{{"episode": 0, "entities": [...], "relations": [...]}}, ...]}} '
+    "and nothing else."
+)
 REPAIR_PROMPT = (
     "Your reply was not valid JSON ({error}). Reply again with only the corrected JSON object "
     '{{"entities": [...], "relations": [...]}} and nothing else.'
@@ -102,6 +112,8 @@ class LLMStats:
     dropped_items: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    batched_episodes: int = 0
+    solo_retries: int = 0
 
     def add(self, other: LLMStats) -> None:
         """Add ``other``'s counts to these."""
@@ -226,6 +238,78 @@ class LLMExtractor:
             result.engine = "fallback"
             result.error = "; ".join(errors)
         return result
+
+    def extract_many(self, windows: list[list[Message]]) -> list[Extraction]:
+        """One extraction per window (an episode's messages), several episodes per request.
+
+        Windows are packed in order while their messages fit in ``batch_size``; a window
+        longer than that goes through ``extract`` alone. A request that fails outright
+        (HTTP errors, timeouts after the retries) falls back to the rules for each of its
+        episodes. A reply that is not a JSON object with an ``episodes`` list gets one
+        repair request. Then each episode's part is checked on its own: missing, the wrong
+        shape, or any item that does not validate, and that episode is extracted again
+        alone (``extract``: its own repair and rule fallback); the others keep their parts.
+        The request's calls and tokens are counted on the first episode of its pack.
+        """
+        out: list[Extraction | None] = [None] * len(windows)
+        pack: list[int] = []
+        size = 0
+        for i, window in enumerate(windows):
+            if len(window) > self.batch_size or not window:
+                out[i] = self.extract(window)
+                continue
+            if pack and size + len(window) > self.batch_size:
+                self._extract_pack(windows, pack, out)
+                pack, size = [], 0
+            pack.append(i)
+            size += len(window)
+        if pack:
+            self._extract_pack(windows, pack, out)
+        return [x if x is not None else Extraction(engine="llm") for x in out]
+
+    def _extract_pack(self, windows: list[list[Message]], pack: list[int],
+                      out: list[Extraction | None]) -> None:
+        if len(pack) == 1:
+            out[pack[0]] = self.extract(windows[pack[0]])
+            return
+        tally = LLMStats(batched_episodes=len(pack))
+        deadline = None if self.total_timeout is None else time.monotonic() + self.total_timeout
+        chat = build_batch_messages(SYSTEM_PROMPT, [windows[i] for i in pack])
+        parts: dict[int, Any] = {}
+        try:
+            reply = self._complete(chat, tally, deadline)
+            try:
+                parts = parse_batch(reply)
+            except ValueError as bad:
+                tally.repairs += 1
+                repair = chat + [
+                    {"role": "assistant", "content": (reply or "")[:4000]},
+                    {"role": "user", "content": REPAIR_BATCH_PROMPT.format(error=bad)},
+                ]
+                try:
+                    parts = parse_batch(self._complete(repair, tally, deadline))
+                except ValueError:
+                    parts = {}  # every episode of the pack is extracted again alone
+        except LLMFailure as e:
+            log.warning("LLM extraction failed, using %s: %s", self.fallback.name, e.reason)
+            for i in pack:
+                part = self.fallback.extract(windows[i])
+                out[i] = part.model_copy(update={"engine": "fallback", "error": e.reason})
+            tally.fallbacks += len(pack)
+        else:
+            for n, i in enumerate(pack):
+                result = part_extraction(parts.get(n), windows[i])
+                if result is None:
+                    tally.solo_retries += 1
+                    result = self.extract(windows[i])
+                out[i] = result
+        head = out[pack[0]]
+        assert head is not None
+        head.llm_calls += tally.calls
+        head.prompt_tokens += tally.prompt_tokens
+        head.completion_tokens += tally.completion_tokens
+        with self._lock:
+            self.stats.add(tally)
 
     def close(self) -> None:
         """Close the HTTP client this extractor built (not one passed in)."""
