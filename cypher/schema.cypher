@@ -48,3 +48,9 @@ DROP INDEX Abstraction_text IF EXISTS
 CREATE FULLTEXT INDEX Abstraction_terms IF NOT EXISTS FOR (n:Abstraction) ON EACH [n.terms] OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}
 ;
 CREATE CONSTRAINT access_id IF NOT EXISTS FOR (n:Access) REQUIRE n.id IS UNIQUE
+;
+CREATE CONSTRAINT passage_id IF NOT EXISTS FOR (n:Passage) REQUIRE n.id IS UNIQUE
+;
+CREATE INDEX passage_user IF NOT EXISTS FOR (n:Passage) ON (n.userId)
+;
+CREATE VECTOR INDEX Passage_embedding IF NOT EXISTS FOR (n:Passage) ON (n.embedding) OPTIONS {indexConfig: {`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}

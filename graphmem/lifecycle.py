@@ -31,6 +31,10 @@ from datetime import datetime
 from typing import Any
 
 from graphmem._events import forget_change
+from graphmem._feedback import AGGREGATED, MAX_TARGETS, FeedbackEntry, judge
+from graphmem._feedback import entry_of as _entry
+from graphmem._feedback import log_of as _log
+from graphmem._feedback import raw_log as _raw_log
 from graphmem._lifecycle_score import (
     Importance,
     ImportanceModel,
@@ -41,7 +45,7 @@ from graphmem._lifecycle_score import (
 from graphmem.check import check_store
 from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.guard import GuardPolicy
-from graphmem.inputs import check_id, check_instant, check_text
+from graphmem.inputs import check_id, check_instant, check_text, check_unit
 from graphmem.model import MemoryKind, from_ms, to_ms
 from graphmem.recall_access import AccessTracker
 from graphmem.settings import Settings
@@ -62,20 +66,6 @@ _PAGE = 1000
 #: the plural a warning names a category class by
 _PLURAL = {"preference": "preferences", "lesson": "lessons", "fact": "facts",
            "goal": "goals", "context": "context memories"}
-
-
-@dataclass(slots=True)
-class FeedbackEntry:
-    """One feedback signal as applied: when, which, the note, the values it moved."""
-
-    at: datetime
-    signal: str
-    note: str | None
-    importance_before: float
-    importance_after: float
-    confidence_before: float | None
-    confidence_after: float | None
-    needs_review: bool
 
 
 @dataclass(slots=True)
@@ -225,6 +215,49 @@ class Lifecycle:
             self._apply(plan)
             after = {**row, **changes}
         return _entry(entry), self._life(label, after, now)
+
+    def add_feedback(self, user_id: str, target_ids: list[str], signal: str,
+                     confidence: float = 1.0, note: str | None = None,
+                     by: str | None = None) -> list[tuple[FeedbackEntry, MemoryLife]]:
+        """One signal on several memories, aggregated with the signals each already has
+        (``graphmem._feedback``); all targets or none."""
+        signal = str(signal).upper()
+        if signal not in AGGREGATED:
+            raise InvalidInputError("signal", f"must be one of {', '.join(AGGREGATED)}")
+        if not target_ids or len(target_ids) > MAX_TARGETS:
+            raise InvalidInputError("targetIds", f"give 1 to {MAX_TARGETS} ids")
+        weight = check_unit(confidence, "confidence")
+        if weight is None:
+            raise InvalidInputError("confidence", "is required")
+        note = self._guarded(note, "note", MAX_NOTE_CHARS)
+        by = self._guarded(by, "by", 200)
+        ids = list(dict.fromkeys(check_id(i, "targetIds") or "" for i in target_ids))
+        with self._lock:
+            found = [self._one(user_id, memory_id) for memory_id in ids]
+            if any(label == "Entity" for label, _ in found):
+                raise InvalidInputError("targetIds", "feedback applies to episodes, relations "
+                                                     "and abstractions")
+            now = self._now()
+            plan = WritePlan(user_id=check_id(user_id, "userId") or "", at=now)
+            out: list[tuple[str, Row, dict[str, Any]]] = []
+            for label, row in found:
+                imp = self.model.of_row(label, row, now)
+                judged = judge(row, _raw_log(row), signal=signal, weight=weight,
+                               importance_base=imp.base, importance_adjust=imp.adjust,
+                               confidence=confidence_of(row) if label != "Episode" else None,
+                               feedback_step=self.settings.feedback_step,
+                               review_threshold=self.settings.review_threshold, at=now,
+                               note=note, by=by)
+                plan.update(label, row["id"], judged.changes)
+                out.append((label, {**row, **judged.changes}, judged.entry))
+            self._apply(plan)
+        return [(_entry(entry), self._life(label, after, now)) for label, after, entry in out]
+
+    def _guarded(self, text: str | None, name: str, limit: int) -> str | None:
+        text = check_text(text, name, limit, required=False)
+        if text is None:
+            return None
+        return GuardPolicy.from_settings(self.settings).guard(text, name).text
 
     # ------------------------------------------------------------------ gc
 
@@ -465,26 +498,6 @@ def _text(label: str, row: Row) -> str:
     key = {"Episode": "content", "Relation": "statement", "Abstraction": "conclusion",
            "Entity": "name"}[label]
     return str(row.get(key) or "")
-
-
-def _entry(raw: dict[str, Any]) -> FeedbackEntry:
-    imp = raw.get("importance") or [0.0, 0.0]
-    conf = raw.get("confidence")
-    return FeedbackEntry(at=from_ms(int(raw.get("at") or 0)), signal=str(raw.get("signal")),
-                         note=raw.get("note"), importance_before=float(imp[0]),
-                         importance_after=float(imp[1]),
-                         confidence_before=None if conf is None else float(conf[0]),
-                         confidence_after=None if conf is None else float(conf[1]),
-                         needs_review=bool(raw.get("needsReview")))
-
-
-def _log(row: Row) -> list[FeedbackEntry]:
-    """The feedback log of a row, oldest first (a malformed log reads as empty)."""
-    try:
-        raw = json.loads(row.get("feedbackLog") or "[]")
-    except (TypeError, ValueError):
-        return []
-    return [_entry(e) for e in raw if isinstance(e, dict)] if isinstance(raw, list) else []
 
 
 def _from_before(label: str, row: Row, before: int) -> bool:

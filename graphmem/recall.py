@@ -35,6 +35,7 @@ from datetime import datetime
 from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
 from graphmem._lifecycle_score import ImportanceModel
+from graphmem._passages import Span, snippet, with_passages
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
@@ -64,6 +65,7 @@ from graphmem.recall_model import (
 )
 from graphmem.relations import believed, valid_at, valid_during
 from graphmem.store.base import HUB_DEGREE, Hit, Row, Store, prefix_term
+from graphmem.store.queries import PASSAGE
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,7 @@ class _Candidates:
     cover: dict[str, float] = field(default_factory=dict)  # graph hits: share of words covered
     # per search: how far each hit stands out from that search's hits (see _standout)
     standout: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    passages: dict[str, Span] = field(default_factory=dict)  # episode -> its best passage
 
     def note(self, label: str, hit: Hit, rank: int, source: str) -> None:
         self.label_of.setdefault(hit.id, label)
@@ -143,6 +146,8 @@ class Recaller:
             item = self._item(kind, row, q, known_at, as_of, window, now)
             if item is None:
                 continue
+            if item_id in c.passages:
+                item.passage = snippet(row.get("content") or "", c.passages[item_id])
             s = item.scores
             found = c.raw[item_id]
             s.vector, s.fulltext, s.graph = found.vector, found.fulltext, found.graph
@@ -202,6 +207,9 @@ class Recaller:
         for label in sorted({LABEL[k] for k in kinds} | {"Entity"},
                             key=lambda lb: (lb != "Entity", lb)):
             hits = self.store.vector_search(label, q.user_id, vector, cand)
+            if label == "Episode":  # a long episode also scores by its best passage
+                hits, c.passages = with_passages(
+                    hits, self.store.vector_search(PASSAGE, q.user_id, vector, cand), cand)
             c.hits[(label, "vector")] = hits
             for rank, hit in enumerate(hits):
                 c.note(label, hit, rank, "vector")

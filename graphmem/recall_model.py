@@ -166,6 +166,9 @@ class RecallItem:
     occurred_at: datetime | None = None
     status: MemoryStatus = MemoryStatus.ACTIVE
     sources: list[Source] = field(default_factory=list)
+    #: an episode found by one of its passages (a long episode's span with its own
+    #: vector): that span's text
+    passage: str | None = None
 
 
 @dataclass(slots=True)

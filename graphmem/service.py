@@ -20,6 +20,7 @@ from graphmem._entities import EntityRef, EntityResolver
 from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
+from graphmem._passages import passage_writes
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
@@ -247,6 +248,9 @@ class MemoryService:
             todo, self.embedder.embed([p.content[:2000] for p in todo]) if todo else [],
             strict=True)}
         self._warm_embeddings(self._texts_of(extractions.values()))
+        # long episodes: their passages' own vectors (graphmem._passages)
+        passages = passage_writes(self.embedder.embed, self.embedder.model_id,
+                                  [(p.id, p.user_id, p.content) for p in todo])
 
         def write() -> tuple[list[PreparedEpisode], dict[str, Row], list[str | None],
                             dict[str, list[int]], dict[str, list[EntityRef]],
@@ -273,6 +277,7 @@ class MemoryService:
             entities.prefetch(user_id, names)
             for p, vec in zip(fresh, vectors, strict=True):
                 plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
+                plan.passages.extend(passages.get(p.id, []))
                 ex = extractions[p.id]
                 aliases = {e.name: e.aliases for e in ex.entities if e.aliases}
                 types = {e.name: e.type for e in ex.entities}

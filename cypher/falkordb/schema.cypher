@@ -41,3 +41,9 @@ CREATE VECTOR INDEX FOR (n:Relation) ON (n.embedding) OPTIONS {dimension: {dim},
 CREATE VECTOR INDEX FOR (n:Abstraction) ON (n.embedding) OPTIONS {dimension: {dim}, similarityFunction: 'cosine'}
 ;
 CREATE INDEX FOR (n:Access) ON (n.id)
+;
+CREATE INDEX FOR (n:Passage) ON (n.id)
+;
+CREATE INDEX FOR (n:Passage) ON (n.userId)
+;
+CREATE VECTOR INDEX FOR (n:Passage) ON (n.embedding) OPTIONS {dimension: {dim}, similarityFunction: 'cosine'}

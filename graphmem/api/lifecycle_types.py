@@ -11,11 +11,17 @@ from graphmem import _events, lifecycle
 from graphmem.api.scalars import MemoryKind
 
 
-@strawberry.enum(description="What a user or agent says about a memory it was given.")
+@strawberry.enum(description="What a user or agent says about a memory it was given. "
+                             "HELPFUL, WRONG and OUTDATED are single steps (feedback); "
+                             "POSITIVE, NEGATIVE and CORRECTION are weighed together with "
+                             "the signals a memory already has (addFeedback).")
 class FeedbackSignal(Enum):
     HELPFUL = "HELPFUL"
     WRONG = "WRONG"
     OUTDATED = "OUTDATED"
+    POSITIVE = "POSITIVE"
+    NEGATIVE = "NEGATIVE"
+    CORRECTION = "CORRECTION"
 
 
 @strawberry.type(description="One feedback signal as applied (the audit trail).")
@@ -29,6 +35,10 @@ class FeedbackEntry:
         description="null for an episode, which has no confidence")
     confidence_after: float | None
     needs_review: bool
+    weight: float | None = strawberry.field(
+        default=None, description="addFeedback: the sender's confidence in the signal")
+    by: str | None = strawberry.field(default=None,
+                                      description="addFeedback: who sent it, as they said")
 
     @classmethod
     def from_model(cls, e: lifecycle.FeedbackEntry) -> FeedbackEntry:
@@ -36,7 +46,7 @@ class FeedbackEntry:
                    importance_before=e.importance_before,
                    importance_after=e.importance_after,
                    confidence_before=e.confidence_before, confidence_after=e.confidence_after,
-                   needs_review=e.needs_review)
+                   needs_review=e.needs_review, weight=e.weight, by=e.by)
 
 
 @strawberry.type(description="How much a memory matters now, and why: effective = "

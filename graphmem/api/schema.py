@@ -247,6 +247,27 @@ class Mutation:
         return FeedbackResult(applied=FeedbackEntry.from_model(entry),
                               memory=MemoryImportance.from_model(life))
 
+    @strawberry.mutation(description="One signal on one or more memories, weighed with the "
+                                     "signals each already has: POSITIVE raises importance "
+                                     "and confidence, NEGATIVE lowers confidence (and a "
+                                     "little importance), CORRECTION lowers both and marks "
+                                     "the memory for review. One signal moves little, agreeing "
+                                     "ones add up (never more than 3 feedback steps), opposite "
+                                     "ones take it back; confidence (0..1) weighs the signal; "
+                                     "every adjustment is logged with by and the note. All "
+                                     "targets or none.")
+    async def add_feedback(self, info: Info, user_id: strawberry.ID,
+                           target_ids: list[strawberry.ID], signal: FeedbackSignal,
+                           confidence: float = 1.0, note: str | None = None,
+                           by: str | None = None) -> list[FeedbackResult]:
+        ctx = info.context
+        ctx.authorize(str(user_id))
+        done = await ctx.run(ctx.service.lifecycle.add_feedback, str(user_id),
+                             [str(i) for i in target_ids], signal.value, confidence, note, by)
+        return [FeedbackResult(applied=FeedbackEntry.from_model(entry),
+                               memory=MemoryImportance.from_model(life))
+                for entry, life in done]
+
     @strawberry.mutation(description="Memories whose importance now fell below the forgetting "
                                      "threshold (maxImportance, default "
                                      "GRAPHMEM_FORGET_THRESHOLD), least important first; "

@@ -311,6 +311,9 @@ class RecallItem:
     occurred_at: datetime | None
     status: MemoryStatus
     sources: list[Source]
+    passage: str | None = strawberry.field(description=(
+        "When a long episode was found by one of its passages (spans with vectors of their "
+        "own): that passage's text, the part of the episode that matched."))
     user_id: strawberry.Private[str]
 
     @classmethod
@@ -321,7 +324,7 @@ class RecallItem:
                    occurred_at=it.occurred_at, status=MemoryStatus.from_model(it.status),
                    sources=[Source(id=strawberry.ID(s.id), source_ref=s.source_ref,
                                    occurred_at=s.occurred_at) for s in it.sources],
-                   user_id=user_id)
+                   passage=it.passage, user_id=user_id)
 
     @strawberry.field(description="The full relation, when kind is RELATION.")
     async def relation(self, info: Info) -> Relation | None:

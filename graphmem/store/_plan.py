@@ -34,6 +34,10 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
             steps.append((queries.get(name), {"rows": [
                 {"id": n.id, "props": with_terms(label, n.props), "embedding": n.embedding}
                 for n in nodes]}))
+    if plan.passages:
+        # after their episodes; a passage has no text of its own, so no terms either
+        steps.append((queries.get("upsert_passages"), {"rows": [
+            {"id": n.id, "props": n.props, "embedding": n.embedding} for n in plan.passages]}))
     for label, rows in plan.updates.items():
         # An update holding all of a label's text fields makes its terms again.
         rows = [{**r, "props": with_terms(label, r["props"])}

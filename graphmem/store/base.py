@@ -50,6 +50,8 @@ class WritePlan:
     entities: list[NodeWrite] = field(default_factory=list)
     relations: list[NodeWrite] = field(default_factory=list)
     abstractions: list[NodeWrite] = field(default_factory=list)
+    # passages of long episodes (``graphmem._passages``), written with their episodes
+    passages: list[NodeWrite] = field(default_factory=list)
     # label -> [{id, props}] partial updates
     updates: dict[str, list[Row]] = field(default_factory=dict)
     # edge type -> [{src, dst, props}]
@@ -77,7 +79,8 @@ class WritePlan:
 
     def is_empty(self) -> bool:
         return not (self.episodes or self.entities or self.relations or self.abstractions
-                    or self.updates or self.links or self.expire or self.version_links)
+                    or self.passages or self.updates or self.links or self.expire
+                    or self.version_links)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from graphmem.store._fulltext import search as fulltext_bm25
 from graphmem.store._plan import one_query, plan_steps
 from graphmem.store._reads import CypherReads
 from graphmem.store.base import Hit, Row, WritePlan
-from graphmem.store.queries import Queries
+from graphmem.store.queries import PASSAGE, Queries
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +128,9 @@ class FalkorStore(CypherReads):
                                               self._start_timeout)
                 if filled:
                     log.info("full-text terms made for %d nodes of %s", filled, name)
+                # a graph made before passages existed has no index for them: recall
+                # searches it before the user's next write would make it
+                self._create_indexes(self._handle(name), only=PASSAGE)
         except BaseException:
             self.close()  # stop the server and free the directory; the data stays as it was
             raise
@@ -191,9 +194,12 @@ class FalkorStore(CypherReads):
         with self._lock:
             self._ready = set()
 
-    def _create_indexes(self, graph: Any) -> None:
-        """One graph's indexes; safe to run again (existing ones are left as they are)."""
+    def _create_indexes(self, graph: Any, only: str | None = None) -> None:
+        """One graph's indexes (``only``: those of that label); safe to run again (existing
+        ones are left as they are)."""
         for stmt in self._q.statements("schema", dim=self._dim):
+            if only is not None and f"(n:{only})" not in stmt:
+                continue
             try:
                 graph.query(stmt)
             except Exception as e:

@@ -22,7 +22,7 @@ from graphmem.store._fulltext import search as fulltext_bm25
 from graphmem.store._plan import plan_steps
 from graphmem.store._reads import CypherReads
 from graphmem.store.base import EDGE_ENDS, Hit, Row, WritePlan
-from graphmem.store.queries import Queries
+from graphmem.store.queries import PASSAGE, Queries
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,10 @@ class Neo4jStore(CypherReads):
             ddl = _ARCADE_DDL.format(label=label, dim=self._dim, text=text)
             for stmt in filter(None, (s.strip() for s in ddl.splitlines())):
                 self._arcade_sql(stmt)
+        # passages: the same id, owner and vector indexes, no full text (graphmem._passages)
+        ddl = _ARCADE_DDL.split("DROP INDEX", 1)[0].format(label=PASSAGE, dim=self._dim)
+        for stmt in filter(None, (s.strip() for s in ddl.splitlines())):
+            self._arcade_sql(stmt)
         for edge in EDGE_ENDS:
             self._arcade_sql(_EDGE_DDL.format(edge=edge))
 

@@ -19,11 +19,15 @@ from pathlib import Path
 from graphmem.errors import GraphMemError
 
 LABELS = ("Episode", "Entity", "Relation", "Abstraction")
+#: Passages of long episodes (``graphmem._passages``): vectors of an episode's spans, read
+#: through vector search only, never a memory of their own (not among ``LABELS``).
+PASSAGE = "Passage"
 
 # Every query a backend needs; a missing file fails at start-up, not on first use.
 REQUIRED = (
     "schema",
     "upsert_episodes", "upsert_entities", "upsert_relations", "upsert_abstractions",
+    "upsert_passages",
     "set_props",
     "link", "expire_links",
     "nodes_by_ids", "recall_episodes", "recall_entities", "recall_relations",
@@ -40,7 +44,7 @@ EDGE_TYPES = ("SUBJECT_OF", "OBJECT", "EVIDENCED_BY", "MENTIONS", "SUPERSEDES",
 
 
 _SLOTS: dict[str, tuple[str, ...] | type[int]] = {
-    "label": LABELS, "src": LABELS, "dst": LABELS, "edge": EDGE_TYPES, "dim": int,
+    "label": (*LABELS, PASSAGE), "src": LABELS, "dst": LABELS, "edge": EDGE_TYPES, "dim": int,
     "dir": ("ASC", "DESC"), "cmp": ("<", ">"),
     "text": ("content", "name", "statement", "conclusion"),
 }

@@ -1,0 +1,171 @@
+"""Passages of long episodes: spans embedded on their own, so a fact said deep inside a long
+message is still found by meaning.
+
+The embedders read a bounded window (MiniLM 256 word pieces: some 190 English words of prose,
+fewer of code, about 250 Chinese characters); an episode longer than that gets one vector for
+its opening only. Such an episode is also cut into passages on paragraph and sentence
+boundaries, each at most ``MAX_UNITS`` units (a Latin word or a Han character each),
+neighbours overlapping by about ``OVERLAP_UNITS``, and each passage gets its own vector.
+
+A passage is an index entry of its episode, not a memory: a ``Passage`` node with the
+user's ``userId``, its vector and ``embeddingModel``, no text of its own (the span is in its
+id: ``<episodeId>#<start>-<end>``, character offsets into the episode's content, so a hit
+names its episode and snippet without another read). It is written in the episode's own
+write plan, and read only through the episode: recall maps a passage hit to its episode,
+which is shown (or hidden, when forgotten) as it would be anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graphmem.store.base import Hit, NodeWrite
+
+#: the most units one passage holds (a Latin word or a Han character each): what MiniLM's
+#: 256 word pieces read of English prose (~1.3 pieces a word) with room for code and names
+MAX_UNITS = 160
+#: units the next passage repeats of the one before, so a fact cut at a boundary is whole
+#: in one of them
+OVERLAP_UNITS = 32
+#: the id of a passage: its episode's id, then its span in the episode's content
+SEPARATOR = "#"
+
+_UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff"
+                   r"\uf900-\ufaff]+")
+# a sentence ends after . ! ? (then space) or 。！？ (Chinese needs no space), or at a line end
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+
+
+def units(text: str) -> int:
+    return len(_UNIT.findall(text))
+
+
+def needs_passages(text: str) -> bool:
+    """Whether one vector of ``text`` would leave part of it unread."""
+    return units(text) > MAX_UNITS
+
+
+def _sentences(text: str) -> list[Span]:
+    """Spans of the sentences (and lines) of ``text``, whitespace between them left out."""
+    out: list[Span] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() > start or m.end() > m.start():
+            if text[start:m.start()].strip():
+                out.append(Span(start, m.start()))
+            start = m.end()
+    if text[start:].strip():
+        out.append(Span(start, len(text)))
+    return out
+
+
+def _pieces(text: str, span: Span) -> list[Span]:
+    """A sentence longer than a passage, cut every ``MAX_UNITS - OVERLAP_UNITS`` units."""
+    found = [(m.start() + span.start, m.end() + span.start)
+             for m in _UNIT.finditer(text[span.start:span.end])]
+    step = MAX_UNITS - OVERLAP_UNITS
+    out = []
+    for i in range(0, len(found), step):
+        chunk = found[i:i + MAX_UNITS]
+        out.append(Span(chunk[0][0], chunk[-1][1]))
+        if i + MAX_UNITS >= len(found):
+            break
+    return out
+
+
+def split(text: str) -> list[Span]:
+    """Passages of ``text``: whole sentences packed up to ``MAX_UNITS`` units, each after
+    the first starting with the last sentences of the one before (up to ``OVERLAP_UNITS``).
+    Empty when the text fits one vector."""
+    if not needs_passages(text):
+        return []
+    sentences: list[tuple[Span, int]] = []
+    for s in _sentences(text):
+        n = units(text[s.start:s.end])
+        if n > MAX_UNITS:
+            sentences.extend((p, units(text[p.start:p.end])) for p in _pieces(text, s))
+        else:
+            sentences.append((s, n))
+    passages: list[Span] = []
+    i = 0
+    while i < len(sentences):
+        j, total = i, 0
+        while j < len(sentences) and (j == i or total + sentences[j][1] <= MAX_UNITS):
+            total += sentences[j][1]
+            j += 1
+        passages.append(Span(sentences[i][0].start, sentences[j - 1][0].end))
+        if j >= len(sentences):
+            break
+        # step back over the last sentences (up to the overlap), never to where we began
+        k, back = j, 0
+        while k - 1 > i and back + sentences[k - 1][1] <= OVERLAP_UNITS:
+            back += sentences[k - 1][1]
+            k -= 1
+        i = k
+    return passages
+
+
+def passage_id(episode_id: str, span: Span) -> str:
+    return f"{episode_id}{SEPARATOR}{span.start}-{span.end}"
+
+
+def parse_id(pid: str) -> tuple[str, Span] | None:
+    """(episode id, span) of a passage id; None if it is not one."""
+    episode_id, sep, rest = pid.rpartition(SEPARATOR)
+    start, dash, end = rest.partition("-")
+    if not (sep and dash and start.isdigit() and end.isdigit()):
+        return None
+    return episode_id, Span(int(start), int(end))
+
+
+def passage_writes(embed: Callable[[list[str]], list[list[float]]], model_id: str,
+                   episodes: list[tuple[str, str, str]]) -> dict[str, list[NodeWrite]]:
+    """The passage nodes of each long episode, embedded: ``episodes`` are (id, userId,
+    content); short ones get none."""
+    spans = {eid: (user, content, split(content)) for eid, user, content in episodes}
+    texts = [content[s.start:s.end] for _, content, ss in spans.values() for s in ss]
+    vectors = iter(embed(texts) if texts else [])
+    out: dict[str, list[NodeWrite]] = {}
+    for eid, (user, _, ss) in spans.items():
+        for s in ss:
+            pid = passage_id(eid, s)
+            out.setdefault(eid, []).append(NodeWrite(pid, {
+                "id": pid, "userId": user, "episodeId": eid, "start": s.start, "end": s.end,
+                "embeddingModel": model_id}, next(vectors)))
+    return out
+
+
+def with_passages(episode_hits: list[Hit], passage_hits: list[Hit],
+                  k: int) -> tuple[list[Hit], dict[str, Span]]:
+    """Episode vector hits with their passages' folded in: an episode scores its whole
+    text's similarity or its best passage's, whichever is higher; the spans of the episodes
+    a passage lifted (for the snippet). At most ``k`` hits, best first."""
+    best = {h.id: h.score for h in episode_hits}
+    spans: dict[str, Span] = {}
+    for h in passage_hits:
+        parsed = parse_id(h.id)
+        if parsed is None:
+            continue
+        eid, span = parsed
+        if h.score > best.get(eid, float("-inf")):
+            best[eid] = h.score
+            spans[eid] = span
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    kept = {eid for eid, _ in ranked}
+    return [Hit(eid, score) for eid, score in ranked], \
+        {eid: s for eid, s in spans.items() if eid in kept}
+
+
+def snippet(content: str, span: Span | None) -> str | None:
+    """The passage's text, or None without a span (or with one that does not fit)."""
+    if span is None or not 0 <= span.start < span.end <= len(content):
+        return None
+    return content[span.start:span.end]
