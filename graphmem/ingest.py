@@ -46,6 +46,16 @@ class PreparedEpisode:
     source_ref: str | None
     messages: list[Message]
     redacted: list[str] = field(default_factory=list)
+    #: sent as ``content`` with no ``speaker`` (a leading "Name: " label may name one)
+    from_content: bool = False
+    #: what the episode is embedded from ("" : its content); ``content`` stays as sent
+    index_text: str = ""
+    #: where a speaker not sent came from: "label" ("Name: text"), "user" (the user's name)
+    speaker_from: str | None = None
+
+    @property
+    def indexed(self) -> str:
+        return self.index_text or self.content
 
 
 def normalize_role(role: str | None) -> str:
@@ -117,7 +127,8 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     return PreparedEpisode(id=episode_id, user_id=user_id, session_id=session_id,
                            occurred_at=occurred_at, content=content, kind=kind, role=role,
                            speaker=speaker, source=source, source_ref=source_ref,
-                           messages=messages, redacted=redacted)
+                           messages=messages, redacted=redacted,
+                           from_content=data.content is not None and not speaker)
 
 
 def _chars(value: str | None, field_name: str) -> str | None:

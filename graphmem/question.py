@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from graphmem._speakers import labelled_by
 from graphmem.store.base import Row
 
 # Function words of English questions; what remains carries the topic.
@@ -54,6 +55,9 @@ def is_named(label: str, row: Row, names: list[str]) -> bool:
         return False
     if label == "Episode":
         who = row.get("speaker")
+        if not who and "\n" in str(row.get("content") or ""):
+            # a conversation window sent as lines "Name: text": said by whoever heads one
+            return any(labelled_by(str(row["content"]), n) for n in names)
     elif label == "Relation":
         who = row.get("subject")
     elif label == "Entity":

@@ -36,6 +36,7 @@ from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import Span, snippet, with_passages
+from graphmem._speakers import shown
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
@@ -69,6 +70,8 @@ from graphmem.store.queries import PASSAGE
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
 log = logging.getLogger(__name__)
+#: roles whose episodes are not the people's own words (``assistant_weight``)
+_NOT_USER = frozenset({"assistant", "system", "tool"})
 
 @dataclass(slots=True)
 class _Candidates:
@@ -158,6 +161,8 @@ class Recaller:
             if when and kind is MemoryKind.EPISODE and states_time(row.get("content", "")):
                 base *= 1.0 + t.time_boost
             score = (base + s.context) * KIND_WEIGHT[kind]
+            if kind is MemoryKind.EPISODE and row.get("role") in _NOT_USER:
+                score *= t.assistant_weight
             w = t.relation_recency_weight if kind is MemoryKind.RELATION else t.recency_weight
             score *= 1.0 - w + w * s.recency
             # importance now (category, feedback, use, time since last use), relative to
@@ -428,9 +433,7 @@ class Recaller:
                 inside = start <= occurred < end + max(0, grace)
                 scores.temporal = t.window_inside if inside else (
                     t.window_before if occurred < start else t.window_outside)
-            text = row["content"]
-            if row.get("speaker"):
-                text = f"{row['speaker']}: {text}"
+            text = shown(row.get("speaker"), row["content"])
             return RecallItem(kind, row["id"], text, 0.0, scores,
                               occurred_at=from_ms(occurred))
         if kind is MemoryKind.ENTITY:

@@ -21,6 +21,7 @@ from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
 from graphmem._passages import passage_writes
+from graphmem._speakers import Labels
 from graphmem.embed import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
@@ -242,10 +243,14 @@ class MemoryService:
         # statements the write will most likely need.
         seen = {r["id"] for r in self.store.nodes("Episode", user_id, [p.id for p in prepared])}
         todo = list({p.id: p for p in prepared if p.id not in seen}.values())
+        # speakers of content sent as "Name: text", and the user's name for their turns
+        labels = Labels.resolve(self.store, user_id, todo,
+                                lambda: self._recaller.speakers.get(user_id),
+                                to_ms(self.clock()) or 0)
         extractions = dict(zip([p.id for p in todo], extract_windows(
             self.extractor, [p.messages for p in todo]), strict=True))
         contents = {p.id: vec for p, vec in zip(
-            todo, self.embedder.embed([p.content[:2000] for p in todo]) if todo else [],
+            todo, self.embedder.embed([p.indexed[:2000] for p in todo]) if todo else [],
             strict=True)}
         self._warm_embeddings(self._texts_of(extractions.values()))
         # long episodes: their passages' own vectors (graphmem._passages)
@@ -275,6 +280,8 @@ class MemoryService:
                     names.setdefault(rel.subject, [])
                     names.setdefault(rel.object, [])
             entities.prefetch(user_id, names)
+            for ep_id, who in labels.relabel.items():
+                plan.update("Episode", ep_id, {"speaker": who, "speakerFrom": "label"})
             for p, vec in zip(fresh, vectors, strict=True):
                 plan.episodes.append(NodeWrite(p.id, self._episode_props(p, plan.at), vec))
                 plan.passages.extend(passages.get(p.id, []))
@@ -348,6 +355,7 @@ class MemoryService:
     def _episode_props(self, p: PreparedEpisode, at: int) -> Row:
         return {"id": p.id, "userId": p.user_id, "createdAt": at, "content": p.content,
                 "kind": p.kind, "role": p.role, "speaker": p.speaker,
+                "speakerFrom": p.speaker_from,
                 "sessionId": p.session_id, "occurredAt": to_ms(p.occurred_at),
                 "recordedAt": at, "source": p.source, "sourceRef": p.source_ref,
                 "forgottenAt": None, "accessCount": 0,
