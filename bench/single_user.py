@@ -181,6 +181,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="which messages are stored and searched: the user's only, or the "
                         "assistant's answers too (default: user for v2, all for v1)")
     p.add_argument("--user-turns-only", action="store_true", help="same as --turns user")
+    p.add_argument("--no-passages", action="store_true",
+                   help="one vector per episode (GRAPHMEM_PASSAGES=false): recall without "
+                        "the passages of long episodes")
     p.add_argument("--retrievers", default=",".join(RETRIEVERS),
                    help=f"comma-separated subset of {','.join(RETRIEVERS)}")
     p.add_argument("--json", type=Path, default=None,
@@ -214,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     from graphmem.settings import Settings
 
     tmp = tempfile.TemporaryDirectory(prefix="graphmem-single-user-")
-    service = build_service(Settings(data_dir=Path(tmp.name), embedder="minilm"))
+    settings = Settings(data_dir=Path(tmp.name), embedder="minilm",
+                        passages=not args.no_passages)
+    service = build_service(settings)
     service.open()
     settle(service)
     embedder = service.embedder
@@ -271,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
                    "messages": sum(len(c.messages) for c in corpus.chats),
                    "user_turns_only": args.user_turns_only,
                    "questions": len(corpus.questions)},
-        "settings": {"embedder": "minilm", "store": "embedded", "transport": "GraphQL (ASGI)",
+        "settings": {"embedder": "minilm", "passages": settings.passages,
+                     "store": "embedded", "transport": "GraphQL (ASGI)",
                      "depth": DEPTH, "limits": list(LIMITS)},
         "ingest": ingest_info,
         "results": results,

@@ -254,8 +254,8 @@ class MemoryService:
             strict=True)}
         self._warm_embeddings(self._texts_of(extractions.values()))
         # long episodes: their passages' own vectors (graphmem._passages)
-        passages = passage_writes(self.embedder.embed, self.embedder.model_id,
-                                  [(p.id, p.user_id, p.content) for p in todo])
+        passages = passage_writes(self.embedder.embed, self.embedder.model_id, [
+            (p.id, p.user_id, p.content) for p in todo]) if s.passages else {}
 
         def write() -> tuple[list[PreparedEpisode], dict[str, Row], list[str | None],
                             dict[str, list[int]], dict[str, list[EntityRef]],

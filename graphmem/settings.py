@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     embedding_dim: int = 384
     embedding_model: str = "text-embedding-3-small"
     embedding_cache: int = 20000
+    #: long episodes also get vectors of their passages (graphmem._passages); false: one
+    #: vector per episode, its opening (less embedding work per long episode)
+    passages: bool = True
 
     # --- extraction
     extractor: Literal["rules", "llm"] = "rules"

@@ -214,3 +214,12 @@ def test_an_embedded_graph_made_before_passages_gets_their_index_on_open(
         assert store.vector_search(PASSAGE, "u", [0.1] * DIM, 5) == []
     finally:
         store.close()
+
+
+def test_passages_off_gives_one_vector_per_episode(
+        store: Any, user: str, clock: FakeClock) -> None:
+    with serve_api(make_service(store, clock, passages=False)) as api:
+        eid = _add(api, user, "long-1", long_text())
+        items = _recall(api, user)
+        assert items[0]["id"] == eid and items[0]["passage"] is None  # found by its words
+    assert store.vector_search(PASSAGE, user, HashingEmbedder(DIM).embed_one(FACT), 10) == []
