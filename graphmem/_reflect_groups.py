@@ -224,7 +224,7 @@ def _has_cjk(text: str) -> bool:
 _VERB = {"likes": "like", "dislikes": "dislike", "prefers": "prefer", "loves": "love",
          "enjoys": "enjoy", "hates": "hate", "avoids": "avoid"}
 _RULE = {"requires": "make sure it has {o}", "failed_because": "watch out for {o}, which "
-         "made it fail before", "needs": "make sure it has {o}", "avoid": "avoid {o}"}
+         "made it fail before", "needs": "make sure it has {o}", "avoid": "avoid {o}", "learned": "{o}"}
 _WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",
              "Sundays")
 
@@ -260,6 +260,10 @@ def template(p: Pattern, c: Candidate) -> tuple[str, list[str]]:
             step = _RULE.get(pred, "{p} {o}").format(o=r.get("object"), p=_words(pred))
             if step not in steps:
                 steps.append(step)
+        if normalize(subject) == "user":  # the user's own lessons: a rule they keep
+            if _has_cjk("".join(steps)):
+                return f"{subject}的经验：{'；'.join(steps)}", ["从自己的经历中得出"]
+            return f"{subject} keeps to: {'; '.join(steps)}", ["learned from experience"]
         return f"When working on {subject}: {'; '.join(steps)}", [f"when working on {subject}"]
     verb = _words(p.facet)
     return f"{subject} habitually {verb} {c.display}", cadence(c.starts)

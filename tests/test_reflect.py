@@ -188,6 +188,24 @@ def test_rule_and_habit_templates(service: MemoryService, user: str) -> None:
     assert "about every 7 days" in by_kind["habit"].conditions
 
 
+def test_the_users_own_lessons_read_as_a_rule_they_keep(service: MemoryService,
+                                                        user: str) -> None:
+    for n, text in enumerate(["Lesson learned: always back up before upgrading.",
+                              "Lesson learned: test the restore too."]):
+        say(service, user, 7 * n, text)
+    for n, text in enumerate(["教训：升级前一定要备份。", "教训：也要测试恢复。"]):
+        service.add_relation(RelationIn(user_id=f"{user}-zh", subject="user",
+                                        predicate="learned", object=text.split("：")[1],
+                                        category="lesson", valid_from=day(7 * n),
+                                        source_ref=f"z{n}"))
+    rule = next(a for a in service.reflect(user).written if a.kind == "rule")
+    assert rule.conclusion == ("user keeps to: always back up before upgrading; test the "
+                               "restore too")
+    assert rule.conditions == ["learned from experience"]
+    zh = next(a for a in service.reflect(f"{user}-zh").written if a.kind == "rule")
+    assert zh.conclusion.startswith("user的经验：") and "升级前一定要备份" in zh.conclusion
+
+
 @pytest.fixture
 def llm_service(store: Any, openai_stub: Any, clock: FakeClock) -> MemoryService:
     settings = make_settings(extractor="llm", llm_base_url=openai_stub.base_url,
