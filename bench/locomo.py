@@ -10,7 +10,8 @@ asked of graphmem's recall and of four baselines computed here over the same tur
 (``_retrieval``):
 
 * ``bm25``        bm25s, lowercase, English stopwords;
-* ``dense``       all-MiniLM-L6-v2 (int8 ONNX, the embedder graphmem uses), cosine;
+* ``dense``       the embedder graphmem uses (``--embedder``; all-MiniLM-L6-v2 int8 ONNX
+                  by default), cosine;
 * ``rrf``         BM25 + dense, reciprocal-rank fusion (k=60);
 * ``rrf+time``    RRF, and for when-questions turns carrying a date or a time word
                   ("yesterday", "last week", "May", "2022") get their score x 1.5;
@@ -246,11 +247,11 @@ def percentile(values: list[float], p: float) -> float:
 # --------------------------------------------------------------------------- graphmem
 
 
-def open_service(data_dir: Path):  # type: ignore[no-untyped-def]
+def open_service(data_dir: Path, embedder: str = "minilm"):  # type: ignore[no-untyped-def]
     from graphmem.bootstrap import build_service, settle
     from graphmem.settings import Settings
 
-    service = build_service(Settings(data_dir=data_dir, embedder="minilm"))
+    service = build_service(Settings(data_dir=data_dir, embedder=embedder))
     service.open()
     settle(service)  # as `graphmem serve` does at startup
     return service
@@ -360,6 +361,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also run graphmem's recall with each stage changed "
                         "(graphmem.recall.ABLATIONS) and with episodes only, through the "
                         "Recaller directly (no access counting)")
+    p.add_argument("--embedder", choices=("minilm", "use", "e5"), default="minilm",
+                   help="graphmem's embedder, also the dense baseline's (default minilm)")
     p.add_argument("--warmup", type=int, default=5,
                    help="recalls run before timing starts (default 5)")
     args = p.parse_args(argv)
@@ -410,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{len(convs)} conversations ({', '.join(c.sample_id for c in convs)}), "
         f"{sum(len(c.turns) for c in convs)} turns, {len(questions)} questions (categories 1-4)")
 
-    from graphmem.embed import build_embedder
+    from graphmem.embed import build_embedder, query_embedder
 
     run_graphmem = "graphmem" in args.retrievers
     tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -423,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
             data_dir = Path(tmp.name)
         else:
             data_dir = args.data_dir
-        service = open_service(data_dir)
+        service = open_service(data_dir, args.embedder)
         embedder = service.embedder  # cached: the dense baseline reuses ingest's vectors
         embedder.embed(["warm up the model"])
         log(f"ingesting into {data_dir} ...")
@@ -432,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
             ingest_info = {"speaker_field": ingest_info,
                            "content_speaker": ingest_all(service, convs, True)}
     else:
-        embedder = build_embedder("minilm", cache_entries=20000)
+        embedder = build_embedder(args.embedder, cache_entries=20000)
+    embed_query = query_embedder(embedder)
 
     baselines_wanted = [b for b in BASELINES if b in args.retrievers]
     per_q: dict[str, list[Scored]] = defaultdict(list)
@@ -447,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             base = Baselines([t.dia_id for t in turns], texts, embedder.embed(texts))
             for q in c.questions:
                 t0 = time.perf_counter()
-                ranks = base.rankings(q.text, embedder.embed_one(q.text))
+                ranks = base.rankings(q.text, embed_query(q.text))
                 lat["rrf+time"].append((time.perf_counter() - t0) * 1000)
                 for name in baselines_wanted:
                     per_q[name].append(Scored(q.category, q.conv,
@@ -485,7 +489,8 @@ def main(argv: list[str] | None = None) -> int:
             variants.append(("graphmem episodes only", ABLATIONS["full"],
                              [MemoryKind.EPISODE]))
             for key, tuning, kinds in variants:
-                recaller = Recaller(svc.store, svc.embedder.embed_one, None, tuning=tuning)
+                recaller = Recaller(svc.store, query_embedder(svc.embedder), None,
+                                    tuning=tuning)
 
                 def recall(rq: Any, r: Recaller = recaller,
                            kinds: list[MemoryKind] | None = kinds) -> Any:
@@ -525,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
                  "by_category": {str(k): sum(1 for q in questions if q.category == k)
                                  for k in CATEGORIES}},
         "settings": {"depth": DEPTH, "rrf_k": RRF_K, "time_boost": TIME_BOOST,
-                     "graphmem_limits": list(GRAPHMEM_LIMITS), "embedder": "minilm",
+                     "graphmem_limits": list(GRAPHMEM_LIMITS), "embedder": args.embedder,
                      "store": "embedded", "warmup": args.warmup,
                      "content_speaker": args.content_speaker,
                      "tuning_note": "recall was tuned on all ten conversations before the "

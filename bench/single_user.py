@@ -14,7 +14,7 @@ rank order, until 20 distinct messages are collected.
 
 Baselines over the same messages (``_retrieval``), in memory: Okapi BM25 (bm25s; Latin
 words lowercased without English stopwords, Chinese as characters and bigrams), dense
-(MiniLM, the embedder graphmem uses) and their RRF fusion.
+(the embedder graphmem uses: ``--embedder``, default graphmem's) and their RRF fusion.
 
 Metrics, per language and per question kind (``current``, ``past``, ``when``, ``how_many``,
 ``contradiction``, ``multi_session``): message-level evidence recall@5/10/20 and MRR; for
@@ -188,6 +188,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help=f"comma-separated subset of {','.join(RETRIEVERS)}")
     p.add_argument("--json", type=Path, default=None,
                    help="default: bench/results/single_user_seed<N>[_quick].json")
+    p.add_argument("--embedder", choices=("minilm", "use", "e5"), default=None,
+                   help="graphmem's embedder, also the dense baseline's (default: "
+                        "GRAPHMEM_EMBEDDER or graphmem's default)")
     args = p.parse_args(argv)
     args.retrievers = [r.strip() for r in args.retrievers.split(",") if r.strip()]
     unknown = sorted(set(args.retrievers) - set(RETRIEVERS))
@@ -214,15 +217,17 @@ def main(argv: list[str] | None = None) -> int:
                                        f"{'_quick' if args.quick else ''}.json")
 
     from graphmem.bootstrap import build_service, settle
+    from graphmem.embed import query_embedder
     from graphmem.settings import Settings
 
     tmp = tempfile.TemporaryDirectory(prefix="graphmem-single-user-")
-    settings = Settings(data_dir=Path(tmp.name), embedder="minilm",
-                        passages=not args.no_passages)
+    settings = Settings(data_dir=Path(tmp.name), passages=not args.no_passages, **(
+        {"embedder": args.embedder} if args.embedder else {}))
     service = build_service(settings)
     service.open()
     settle(service)
     embedder = service.embedder
+    embed_query = query_embedder(embedder)
     gql = GraphQL(service)
     per_q: dict[tuple[str, str], list[tuple[Question, dict[str, float | None]]]] = \
         defaultdict(list)
@@ -247,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             base = Baselines([m.id for m in msgs], texts, embedder.embed(texts),
                              tokenizer=multilingual_tokens)
             for q in qs:
-                ranks = base.rankings(q.text, embedder.embed_one(q.text))
+                ranks = base.rankings(q.text, embed_query(q.text))
                 for name in ("bm25", "dense", "rrf"):
                     if name in args.retrievers:
                         per_q[(chat.lang, name)].append((q, score(q, ranks[name])))
@@ -276,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                    "messages": sum(len(c.messages) for c in corpus.chats),
                    "user_turns_only": args.user_turns_only,
                    "questions": len(corpus.questions)},
-        "settings": {"embedder": "minilm", "passages": settings.passages,
+        "settings": {"embedder": settings.embedder, "embedding_model": embedder.model_id,
+                     "passages": settings.passages,
                      "store": "embedded", "transport": "GraphQL (ASGI)",
                      "depth": DEPTH, "limits": list(LIMITS)},
         "ingest": ingest_info,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+from graphmem._embed_multi import E5Embedder, USEEmbedder
 from graphmem.embed import Embedder, MiniLMEmbedder, build_embedder
 from graphmem.extract import Extractor
 from graphmem.service import MemoryService
@@ -20,6 +21,8 @@ def build_embedder_from(settings: Settings) -> Embedder:
     if settings.embedder == "hashing":
         return build_embedder("hashing", cache_entries=settings.embedding_cache,
                               dim=settings.embedding_dim)
+    if settings.embedder in ("use", "e5"):
+        return build_embedder(settings.embedder, cache_entries=settings.embedding_cache)
     return build_embedder("minilm", cache_entries=settings.embedding_cache)
 
 
@@ -54,7 +57,7 @@ def settle(service: MemoryService) -> None:
     benchmarks): frozen objects are never collected.
     """
     inner = getattr(service.embedder, "inner", service.embedder)
-    if isinstance(inner, MiniLMEmbedder):
+    if isinstance(inner, MiniLMEmbedder | USEEmbedder | E5Embedder):
         inner.embed(["warm-up"])
     gc.collect()
     gc.freeze()

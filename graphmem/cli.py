@@ -1,5 +1,5 @@
 """The ``graphmem`` command: serve, schema, ingest, recall, export, import,
-import-graphiti, check, reflect, mcp, demo.
+import-graphiti, check, reflect, reembed, mcp, demo.
 
 Settings come from ``GRAPHMEM_*`` environment variables (and a ``.env`` file); command-line
 flags override them. Commands other than ``serve`` open the store in-process: on the
@@ -291,6 +291,31 @@ def cmd_gc(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reembed(args: argparse.Namespace) -> int:
+    from graphmem._reembed import reembed
+    from graphmem.bootstrap import build_embedder_from
+    from graphmem.store.factory import build_store
+
+    settings = settings_from(args)
+    if args.model is not None:
+        settings = settings.model_copy(update={"embedder": args.model})
+    embedder = build_embedder_from(settings.model_copy(update={"embedding_cache": 0}))
+    store = build_store(settings)
+    store.open()
+
+    def progress(message: str) -> None:
+        print(f"graphmem reembed: {message}", file=sys.stderr, flush=True)
+
+    try:
+        users = args.user or store.user_ids()  # type: ignore[attr-defined]
+        report = reembed(store, embedder, users, batch=args.batch, dry_run=args.dry_run,
+                         progress=None if args.dry_run else progress)
+    finally:
+        store.close()
+    print(report.describe())
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     try:
         from graphmem._cli_mcp import run_stdio_remote
@@ -368,7 +393,7 @@ def _store_options(p: argparse.ArgumentParser) -> None:
                                                  "(GRAPHMEM_DATA_DIR, default ./graphmem-data)")
     g.add_argument("--store", choices=["embedded", "neo4j"],
                    help="backend (GRAPHMEM_STORE, default embedded)")
-    g.add_argument("--embedder", choices=["minilm", "hashing", "openai"],
+    g.add_argument("--embedder", choices=["minilm", "use", "e5", "hashing", "openai"],
                    help="embedding model (GRAPHMEM_EMBEDDER, default minilm: local, no network)")
     g.add_argument("--extractor", choices=["rules", "llm"],
                    help="extraction engine (GRAPHMEM_EXTRACTOR, default rules)")
@@ -547,6 +572,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _store_options(p)
     p.set_defaults(func=cmd_gc)
+
+    p = sub.add_parser("reembed", help="embed stored memories again with the configured "
+                                       "embedder (after changing it)",
+                       description="Re-embed every episode, entity, relation and abstraction "
+                                   "whose vector was made by another model than the "
+                                   "configured one (GRAPHMEM_EMBEDDER or --model), in "
+                                   "batches of one transaction each; a vector index of "
+                                   "another length is made again first. Resumable: run it "
+                                   "again after an interruption; a second run writes nothing.")
+    p.add_argument("--user", action="append", help="this user only (repeatable; default all)")
+    p.add_argument("--model", choices=["minilm", "use", "e5", "hashing", "openai"],
+                   help="the embedder to re-embed with (default GRAPHMEM_EMBEDDER)")
+    p.add_argument("--batch", type=int, default=200, help="nodes per transaction (200)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only count the nodes that would be re-embedded")
+    _store_options(p)
+    p.set_defaults(func=cmd_reembed)
 
     p = sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)",
                        formatter_class=fmt, description=(

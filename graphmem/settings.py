@@ -38,7 +38,11 @@ class Settings(BaseSettings):
     neo4j_http_url: str = ""
 
     # --- embeddings
-    embedder: Literal["minilm", "hashing", "openai"] = "minilm"
+    #: minilm: all-MiniLM-L6-v2 (English); use: Universal Sentence Encoder multilingual
+    #: v3 (graphmem[multilingual]); e5: multilingual-e5-small 4-bit (graphmem[e5], x86-64
+    #: Linux); hashing: no model (tests); openai: an OpenAI-compatible endpoint
+    embedder: Literal["minilm", "use", "e5", "hashing", "openai"] = "minilm"
+    #: vector length of the hashing and openai embedders (the models have their own)
     embedding_dim: int = 384
     embedding_model: str = "text-embedding-3-small"
     embedding_cache: int = 20000
@@ -55,7 +59,9 @@ class Settings(BaseSettings):
     llm_max_retries: int = 3
     llm_batch_size: int = 8
     min_confidence: float = 0.6
-    entity_similarity: float = 0.86
+    #: name-embedding similarity at which a new name joins a stored entity; None: the
+    #: embedder's own (0.86 for MiniLM, calibrated per model: see graphmem._embed_multi)
+    entity_similarity: float | None = Field(default=None, ge=0.0, le=1.0)
     exclusive_predicates: list[str] = Field(
         default_factory=lambda: ["name_is", "lives_in", "works_at", "has_role", "prefers"])
     secret_mode: Literal["redact", "reject"] = "redact"
@@ -121,3 +127,12 @@ class Settings(BaseSettings):
     insecure_no_auth: bool = False
     access_flush_s: float = 60.0
     access_flush_count: int = 100
+
+    @property
+    def vector_dim(self) -> int:
+        """The length of the stored vectors: the model's own, or ``embedding_dim``."""
+        return _MODEL_DIMS.get(self.embedder, self.embedding_dim)
+
+
+#: vector lengths of the embedders whose model fixes them
+_MODEL_DIMS = {"minilm": 384, "use": 512, "e5": 384}

@@ -38,6 +38,8 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
         # after their episodes; a passage has no text of its own, so no terms either
         steps.append((queries.get("upsert_passages"), {"rows": [
             {"id": n.id, "props": n.props, "embedding": n.embedding} for n in plan.passages]}))
+    for label, rows in plan.vectors.items():
+        steps.append((queries.get("set_vectors", label=label), {"rows": rows, "userId": u}))
     for label, rows in plan.updates.items():
         # An update holding all of a label's text fields makes its terms again.
         rows = [{**r, "props": with_terms(label, r["props"])}

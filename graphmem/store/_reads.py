@@ -206,6 +206,17 @@ class CypherReads:
                           {"userId": user_id, "skip": skip, "limit": limit})
         return [_props(r[0]) for r in rows]
 
+    def stale_vectors(self, label: str, user_id: str, model: str, limit: int) -> list[Row]:
+        text = self._q.get("stale_vectors", label=label)
+        names = return_columns(text)
+        return [dict(zip(names, r, strict=True)) for r in self._exec(
+            text, {"userId": user_id, "model": model, "limit": limit})]
+
+    def count_stale_vectors(self, label: str, user_id: str, model: str) -> tuple[int, int]:
+        rows = self._exec(self._q.get("count_stale_vectors", label=label),
+                          {"userId": user_id, "model": model})
+        return (int(rows[0][0] or 0), int(rows[0][1] or 0)) if rows else (0, 0)
+
     def event_nodes(self, label: str, user_id: str, since: int) -> list[Row]:
         """The user's ``label`` nodes recorded, expired or forgotten at or after ``since``
         (ms), or carrying a forget or feedback log (``graphmem._events``)."""

@@ -60,6 +60,8 @@ class WritePlan:
     expire: dict[str, list[Row]] = field(default_factory=dict)
     # edge type (VERSION_EDGES) -> [{src, dst, props}] between abstraction versions
     version_links: dict[str, list[Row]] = field(default_factory=dict)
+    # label -> [{id, embedding, model}]: new vectors of stored nodes (``graphmem reembed``)
+    vectors: dict[str, list[Row]] = field(default_factory=dict)
 
     def update(self, label: str, node_id: str, props: Row) -> None:
         self.updates.setdefault(label, []).append({"id": node_id, "props": props})
@@ -74,13 +76,18 @@ class WritePlan:
         self.version_links.setdefault(edge, []).append(
             {"src": src, "dst": dst, "props": props or {}})
 
+    def set_vector(self, label: str, node_id: str, embedding: list[float], model: str) -> None:
+        """A stored node's vector made again, by the model ``model``."""
+        self.vectors.setdefault(label, []).append(
+            {"id": node_id, "embedding": embedding, "model": model})
+
     def unlink(self, edge: str, src: str, dst: str) -> None:
         self.expire.setdefault(edge, []).append({"src": src, "dst": dst})
 
     def is_empty(self) -> bool:
         return not (self.episodes or self.entities or self.relations or self.abstractions
                     or self.passages or self.updates or self.links or self.expire
-                    or self.version_links)
+                    or self.version_links or self.vectors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +268,21 @@ class Store(Protocol):
     def relation_status_counts(self, user_id: str) -> dict[str, int]: ...
 
     def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None: ...
+
+    def stale_vectors(self, label: str, user_id: str, model: str, limit: int) -> list[Row]:
+        """Up to ``limit`` of the user's ``label`` nodes whose vector is not of ``model``
+        (id, embeddingModel and the fields their text is made from), by id."""
+
+    def count_stale_vectors(self, label: str, user_id: str, model: str) -> tuple[int, int]:
+        """(nodes whose vector is not of ``model``, all nodes) of the user's ``label``."""
+
+    def vector_index_dim(self, user_id: str, label: str) -> int | None:
+        """The length of the vectors the index searched for this user's ``label`` nodes
+        takes (None: no index or no vector yet)."""
+
+    def rebuild_vector_index(self, user_id: str, label: str, dim: int) -> None:
+        """Make that index anew for vectors of length ``dim``; nodes whose vectors have
+        another length are left out of it until written again."""
 
     def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]: ...
 

@@ -376,6 +376,38 @@ class FalkorStore(CypherReads):
                             {"rows": rows, "userId": user_id},
                             read_only=False)
 
+    # ------------------------------------------------------------------ vector indexes
+
+    def vector_index_dim(self, user_id: str, label: str) -> int | None:
+        """The dimension of the vector index on the user's graph for ``label``."""
+        graph = self._tenant_for_read(user_id)
+        if graph is None:
+            return None
+        rows = self._run(graph, self._q.get("vector_indexes"), {})
+        for row_label, types, options in rows:
+            if row_label == label and "VECTOR" in (types or {}).get("embedding", []):
+                return int(((options or {}).get("embedding") or {}).get("dimension") or 0) \
+                    or None
+        return None
+
+    def rebuild_vector_index(self, user_id: str, label: str, dim: int) -> None:
+        """Drop the user's vector index of ``label`` and make it for ``dim`` dimensions;
+        waits until it is built."""
+        create = [st for st in self._q.statements("schema", dim=dim)
+                  if st.startswith(f"CREATE VECTOR INDEX FOR (n:{label})")]
+        drop = self._q.get("drop_vector_index", label=label)
+        with self._lock:
+            had = self.vector_index_dim(user_id, label) is not None
+            graph = self._handle(self._tenant_for_write(user_id))
+            try:
+                if had:
+                    graph.query(drop)
+                for stmt in create:
+                    graph.query(stmt)
+            except Exception as e:
+                raise GraphMemError(f"cannot make the {label} vector index again: {e}") from e
+            wait_for_indexes(graph, self._q, self._start_timeout)
+
     # ------------------------------------------------------------------ reads
 
     def fulltext_search(self, label: str, user_id: str, text: str, k: int) -> list[Hit]:

@@ -224,6 +224,19 @@ class Neo4jStore(CypherReads):
         return fulltext_bm25(self._run, self._q, self._ft_stats, label, user_id, text, k,
                              max(200, 5 * k))
 
+    def vector_index_dim(self, user_id: str, label: str) -> int | None:
+        """Not read (None): the vector indexes are shared by every user of the database
+        and made at start-up for the configured dimension; changing it means dropping
+        them by hand (``rebuild_vector_index``)."""
+        return None
+
+    def rebuild_vector_index(self, user_id: str, label: str, dim: int) -> None:
+        """Not done here: the vector indexes are shared by every user of the database."""
+        raise UnavailableError(
+            f"the {label} vector index is shared by all users: to store vectors of length "
+            f"{dim}, drop the vector indexes (Neo4j: DROP INDEX {label}_embedding) and "
+            f"restart graphmem with the new embedder, then run graphmem reembed")
+
     def vector_search(self, label: str, user_id: str, vector: list[float],
                       k: int) -> list[Hit]:
         """The user's ``k`` nearest ``label`` nodes, whoever else is in the store.

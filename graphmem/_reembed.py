@@ -1,0 +1,118 @@
+"""Re-embedding a store with the configured embedder (``graphmem reembed``).
+
+Vectors of two models are not comparable: after a change of embedder, recall's vector
+search only finds what the new model embedded. This makes every stored vector again:
+
+* per user and label (episodes, entities, relations, abstractions, and the passages of
+  long episodes), the nodes whose ``embeddingModel`` is not the configured model are read
+  ``batch`` at a time (by id), embedded from their text as an import embeds it
+  (``transfer.embedding_text``; a passage from its span of the episode's content), and
+  written with their new model id as one ``WritePlan`` (``set_vector``): a batch is
+  applied whole or not at all;
+* a node written drops out of the next read, so a run cut short (a crash, Ctrl-C) is
+  resumed by running it again, and a run over a store already done writes nothing;
+* when the model's vectors have another length than one of the user's vector indexes
+  takes, that index is made again for the new length first (embedded store: one index per
+  user and label; recall searches them all). On the neo4j store the indexes are shared by
+  all users and are not changed here (``Neo4jStore.rebuild_vector_index`` says what to do).
+
+``dry_run`` counts, per user and label, the nodes that would be embedded again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from graphmem._passages import parse_id
+from graphmem.embed import Embedder
+from graphmem.errors import GraphMemError
+from graphmem.store.base import Row, Store, WritePlan
+from graphmem.store.queries import PASSAGE
+from graphmem.transfer import LABELS, embedding_text
+
+
+@dataclass(slots=True)
+class ReembedReport:
+    model: str
+    dim: int
+    dry_run: bool
+    #: user -> label -> nodes whose vector was (dry run: would be) made again
+    stale: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: user -> label -> nodes in all
+    total: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: "user label" of every vector index made again for the new length
+    rebuilt: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return sum(n for labels in self.stale.values() for n in labels.values())
+
+    def describe(self) -> str:
+        verb = "would re-embed" if self.dry_run else "re-embedded"
+        lines = [f"{verb} {self.count} nodes with {self.model} ({self.dim} dimensions)"]
+        for user, labels in self.stale.items():
+            parts = ", ".join(f"{label.lower()}s {n}/{self.total[user][label]}"
+                              for label, n in labels.items() if self.total[user][label])
+            lines.append(f"  {user}: {parts or 'no nodes'}")
+        made = "would be made again" if self.dry_run else "made again"
+        lines += [f"  vector index {made}: {r}" for r in self.rebuilt]
+        return "\n".join(lines)
+
+
+def reembed(store: Store, embedder: Embedder, user_ids: list[str], *, batch: int = 200,
+            dry_run: bool = False,
+            progress: Callable[[str], None] | None = None) -> ReembedReport:
+    """Embed again every node of ``user_ids`` whose vector is not of ``embedder``'s model."""
+    if batch < 1:
+        raise GraphMemError("batch must be at least 1")
+    model = embedder.model_id
+    report = ReembedReport(model=model, dim=embedder.dim, dry_run=dry_run)
+    for user in user_ids:
+        report.stale[user], report.total[user] = {}, {}
+        for label in (*LABELS, PASSAGE):
+            stale, total = store.count_stale_vectors(label, user, model)
+            report.total[user][label] = total
+            report.stale[user][label] = stale
+            # recall searches every label's index: one of another length fails the search
+            dim = store.vector_index_dim(user, label)
+            if dim is not None and dim != embedder.dim:
+                if not dry_run:
+                    store.rebuild_vector_index(user, label, embedder.dim)
+                report.rebuilt.append(f"{user} {label}")
+            if stale and not dry_run:
+                report.stale[user][label] = _label(store, embedder, user, label, batch,
+                                                   stale, progress)
+    return report
+
+
+def _label(store: Store, embedder: Embedder, user: str, label: str, batch: int,
+           expected: int, progress: Callable[[str], None] | None) -> int:
+    model = embedder.model_id
+    done: set[str] = set()
+    while True:
+        rows = store.stale_vectors(label, user, model, batch)
+        if not rows:
+            return len(done)
+        if any(r["id"] in done for r in rows):  # a write that did not land: never loop
+            raise GraphMemError(f"{label} vectors written for {user} were not stored")
+        vectors = embedder.embed(_texts(store, user, label, rows))
+        plan = WritePlan(user_id=user, at=int(time.time() * 1000))
+        for row, vec in zip(rows, vectors, strict=True):
+            plan.set_vector(label, row["id"], vec, model)
+        store.apply(plan)
+        done.update(r["id"] for r in rows)
+        if progress:
+            progress(f"{user}: {len(done)}/{expected} {label.lower()}s re-embedded")
+
+
+def _texts(store: Store, user: str, label: str, rows: list[Row]) -> list[str]:
+    """What each node's vector is made from: its own text, or for a passage its span of
+    its episode's content."""
+    if label != PASSAGE:
+        return [embedding_text(label, r) for r in rows]
+    spans = [parse_id(r["id"]) for r in rows]
+    episodes = {e["id"]: str(e.get("content") or "") for e in store.nodes(
+        "Episode", user, sorted({s[0] for s in spans if s}))}
+    return [episodes.get(s[0], "")[s[1].start:s[1].end] if s else "" for s in spans]

