@@ -57,8 +57,9 @@ REQUIRED: dict[str, dict[str, type]] = {
 ENDS: dict[str, tuple[set[str], set[str]]] = {
     **{edge: ({src}, {dst}) for edge, (src, dst) in EDGE_ENDS.items()},
     "DERIVED_FROM": ({"Abstraction"}, {"Relation", "Episode"}),
-    # ... and chain abstraction versions too (an abstraction to an abstraction, see below)
-    **{edge: ({"Relation", "Abstraction"}, {"Relation", "Abstraction"})
+    # ... and chain abstraction versions too (an abstraction to an abstraction, see below),
+    # and episodes restating or contradicting an earlier one (graphmem._episode_versions)
+    **{edge: ({"Relation", "Abstraction", "Episode"}, {"Relation", "Abstraction", "Episode"})
        for edge in ("SUPERSEDES", "DISPUTED")},
 }
 
@@ -325,8 +326,10 @@ def _check_edge(user: str, e: Row, ids: dict[str, set[str]], report: CheckReport
     elif e["srcLabel"] not in ends[0] or e["dstLabel"] not in ends[1]:
         report.add("edge-ends", user, own_label, own_id, f"edge joins the wrong labels: {where}")
     if kind in ("SUPERSEDES", "DISPUTED"):
-        # relations with relations, abstraction versions with abstraction versions
-        chained = e["srcLabel"] if e["srcLabel"] in ("Relation", "Abstraction") else "Relation"
+        # relations with relations, abstraction versions with abstraction versions,
+        # episodes with episodes
+        chained = e["srcLabel"] if e["srcLabel"] in ("Relation", "Abstraction", "Episode") \
+            else "Relation"
         if src == dst:
             report.add("chain", user, chained, src, f"{kind} loops on itself")
         for end, label, owner in ((src, e["srcLabel"], e["srcUser"]),

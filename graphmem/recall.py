@@ -36,6 +36,7 @@ from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import Span, snippet, with_passages
+from graphmem._recall_versions import asks_before, resolve_versions
 from graphmem._speakers import shown
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
@@ -180,12 +181,21 @@ class Recaller:
             if item.score > 0:
                 items.append(item)
         items.sort(key=lambda it: (-it.score, it.id))
+        # episode versions: the one valid at the time asked about first, contradictions
+        versions = resolve_versions(
+            self.store, q.user_id, items, c.rows,
+            lambda row: self._item(MemoryKind.EPISODE, row, q, known_at, as_of, window, now),
+            at=as_of if as_of is not None else to_ms(window.end) if window else None,
+            before=asks_before(q.query), limit=q.limit, known_at=known_at) \
+            if MemoryKind.EPISODE in kinds and not q.include_history else []
         chosen = _quota(items, q.limit, kinds)
         self._provenance(q.user_id, chosen, c.rows)
         current = as_of is None and window is None and q.known_at is None
         conflicts = self._conflicts(q.user_id, chosen, as_of if as_of is not None
                                     else to_ms(now) or 0, known_at,
                                     window if as_of is None else None, current=current)
+        shown_ids = {i.id for i in chosen}
+        conflicts += [v for v in versions if set(v.ids) & shown_ids]
         conflicts += self._abstraction_conflicts(q.user_id, chosen, c.rows, as_of
                                                  if as_of is not None else to_ms(now) or 0,
                                                  known_at)

@@ -172,6 +172,11 @@ class RecallItem:
     occurred_at: datetime | None = None
     status: MemoryStatus = MemoryStatus.ACTIVE
     sources: list[Source] = field(default_factory=list)
+    #: episodes: the later messages that restated it with another value, the earlier ones
+    #: it restated, and why (``_recall_versions``)
+    superseded_by: list[str] = field(default_factory=list)
+    supersedes: list[str] = field(default_factory=list)
+    version_note: str | None = None
     #: an episode found by one of its passages (a long episode's span with its own
     #: vector): that span's text
     passage: str | None = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
+from graphmem._episode_versions import plan_versions
 from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
@@ -314,6 +315,7 @@ class MemoryService:
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else []
+            plan_versions(self.store, plan, fresh, vectors, self.embedder.embed)  # same plan
             self.apply(plan)
             return fresh, known, node_for, per_episode, mentions, skipped
 

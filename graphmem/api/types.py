@@ -314,6 +314,14 @@ class RecallItem:
     passage: str | None = strawberry.field(description=(
         "When a long episode was found by one of its passages (spans with vectors of their "
         "own): that passage's text, the part of the episode that matched."))
+    superseded_by: list[strawberry.ID] = strawberry.field(description=(
+        "An episode: the later messages that restated what it says with another value "
+        "(it is then SUPERSEDED: an earlier version)."))
+    supersedes: list[strawberry.ID] = strawberry.field(
+        description="An episode: the earlier messages whose value it restated.")
+    version_note: str | None = strawberry.field(description=(
+        "An episode in a chain of versions or a contradiction: which it is and why (the "
+        "attribute and values that changed)."))
     user_id: strawberry.Private[str]
 
     @classmethod
@@ -324,7 +332,10 @@ class RecallItem:
                    occurred_at=it.occurred_at, status=MemoryStatus.from_model(it.status),
                    sources=[Source(id=strawberry.ID(s.id), source_ref=s.source_ref,
                                    occurred_at=s.occurred_at) for s in it.sources],
-                   passage=it.passage, user_id=user_id)
+                   passage=it.passage,
+                   superseded_by=[strawberry.ID(i) for i in it.superseded_by],
+                   supersedes=[strawberry.ID(i) for i in it.supersedes],
+                   version_note=it.version_note, user_id=user_id)
 
     @strawberry.field(description="The full relation, when kind is RELATION.")
     async def relation(self, info: Info) -> Relation | None:

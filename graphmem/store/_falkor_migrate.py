@@ -133,8 +133,9 @@ def _edge_known(kind: str, src: str, dst: str) -> bool:
         return True
     if kind == "DERIVED_FROM":  # an abstraction's sources: relations or episodes
         return src == "Abstraction" and dst in LABELS
-    # versions of an abstraction
-    return kind in ("SUPERSEDES", "DISPUTED") and src == dst == "Abstraction"
+    # versions of an abstraction; an episode restating or contradicting an earlier one
+    return kind in ("SUPERSEDES", "DISPUTED") and src == dst and src in ("Abstraction",
+                                                                         "Episode")
 
 
 def _copy_user(shared: Graph, target: Graph, user: str, q: Queries,

@@ -56,6 +56,9 @@ def plan_steps(queries: Queries, plan: WritePlan) -> list[Step]:
     for edge, rows in plan.version_links.items():
         steps.append((queries.get("link", edge=edge, src="Abstraction", dst="Abstraction"),
                       {"rows": rows, "userId": u}))
+    for edge, rows in plan.episode_links.items():
+        steps.append((queries.get("link", edge=edge, src="Episode", dst="Episode"),
+                      {"rows": rows, "userId": u}))
     return steps
 
 

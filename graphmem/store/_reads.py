@@ -122,6 +122,16 @@ class CypherReads:
         return [{"type": r[0], "src": r[1], "dst": r[2], "at": r[3], "expiredAt": r[4]}
                 for r in rows]
 
+    def episode_versions(self, user_id: str, ids: list[str]) -> list[Row]:
+        """SUPERSEDES / DISPUTED edges between episodes touching ``ids``
+        (``graphmem._episode_versions``), with both ends' event times."""
+        if not ids:
+            return []
+        text = self._q.get("episode_versions")
+        names = return_columns(text)
+        return [dict(zip(names, r, strict=True))
+                for r in self._exec(text, {"ids": ids, "userId": user_id})]
+
     def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]:
         if not norms:
             return []

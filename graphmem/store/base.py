@@ -28,6 +28,9 @@ EDGE_ENDS: dict[str, tuple[str, str]] = {
 #: Abstraction versions are chained by the same edge types as relations, between
 #: abstractions (``WritePlan.link_versions``).
 VERSION_EDGES = ("SUPERSEDES", "DISPUTED")
+#: ... and so are episodes that restate or contradict an earlier one
+#: (``WritePlan.link_episodes``, ``graphmem._episode_versions``).
+EPISODE_EDGES = VERSION_EDGES
 
 
 @dataclass(slots=True)
@@ -62,6 +65,8 @@ class WritePlan:
     version_links: dict[str, list[Row]] = field(default_factory=dict)
     # label -> [{id, embedding, model}]: new vectors of stored nodes (``graphmem reembed``)
     vectors: dict[str, list[Row]] = field(default_factory=dict)
+    # edge type (EPISODE_EDGES) -> [{src, dst, props}] between episodes
+    episode_links: dict[str, list[Row]] = field(default_factory=dict)
 
     def update(self, label: str, node_id: str, props: Row) -> None:
         self.updates.setdefault(label, []).append({"id": node_id, "props": props})
@@ -76,6 +81,14 @@ class WritePlan:
         self.version_links.setdefault(edge, []).append(
             {"src": src, "dst": dst, "props": props or {}})
 
+    def link_episodes(self, edge: str, src: str, dst: str, props: Row | None = None) -> None:
+        """An edge from a later episode to an earlier one it restates (``SUPERSEDES``) or
+        contradicts (``DISPUTED``)."""
+        if edge not in EPISODE_EDGES:
+            raise ValueError(f"not an episode version edge: {edge}")
+        self.episode_links.setdefault(edge, []).append(
+            {"src": src, "dst": dst, "props": props or {}})
+
     def set_vector(self, label: str, node_id: str, embedding: list[float], model: str) -> None:
         """A stored node's vector made again, by the model ``model``."""
         self.vectors.setdefault(label, []).append(
@@ -87,7 +100,7 @@ class WritePlan:
     def is_empty(self) -> bool:
         return not (self.episodes or self.entities or self.relations or self.abstractions
                     or self.passages or self.updates or self.links or self.expire
-                    or self.version_links or self.vectors)
+                    or self.version_links or self.episode_links or self.vectors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +239,10 @@ class Store(Protocol):
 
     def foreign_ids(self, label: str, user_id: str, ids: list[str]) -> list[str]:
         """Which of ``ids`` name a ``label`` node that is not ``user_id``'s."""
+
+    def episode_versions(self, user_id: str, ids: list[str]) -> list[Row]:
+        """SUPERSEDES / DISPUTED edges between episodes touching ``ids`` (type, src, dst,
+        at, reason, score, srcAt, dstAt, srcForgotten, dstForgotten)."""
 
     def entities_by_norm(self, user_id: str, norms: list[str]) -> list[Row]: ...
 

@@ -1,0 +1,145 @@
+"""Now and then at episode level: a message that restates a fact with a new value is linked
+to the earlier message it replaces.
+
+Most conversations never produce an exclusive relation ("Ana lives in Berlin"): what the
+user said is only in episodes. When an episode is written, this finds the user's earlier
+(or, arriving late, later) episodes that say the same thing about the same attribute with
+another value, and adds to the write's plan, in the same transaction as the episode:
+
+* ``(newer:Episode)-[:SUPERSEDES {at, reason, score}]->(older:Episode)`` for a restated
+  value ("Our rent is 1200 dollars a month" -> "rent goes from 1200 to 1450 dollars");
+* ``(newer)-[:DISPUTED {at, reason, score}]->(older)`` for a contradiction ("I have never
+  used Kafka" / "I built the billing service with Kafka").
+
+Candidates: the new episode's nearest episodes of the user through the vector index and
+its best full-text matches (``CANDIDATES`` each), and the other episodes of the same
+write. The decision is ``_version_rules.judge`` (rules on values, attribute words and
+change words, with the two messages' cosine as one signal), made on the pair ordered by
+when each was said, so the order of arrival does not matter: an older message arriving
+later is linked as the earlier version. ``reason`` says which values changed and which
+words made the attribute. Recall reads the edges back (``_recall_versions``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from graphmem._version_rules import Said, Verdict, judge, read_sentences
+from graphmem.ingest import PreparedEpisode
+from graphmem.model import to_ms
+from graphmem.store.base import Store, WritePlan
+
+#: nearest episodes per new episode, from each of the vector and the full-text index
+CANDIDATES = 8
+#: at most this many version links from one new episode
+MAX_LINKS = 3
+#: content embedded per episode (the service embeds the same prefix, so its cache answers)
+EMBED_CHARS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class NewEpisode:
+    """An episode being written: what the version rules need of it."""
+
+    id: str
+    content: str
+    occurred_at: int  # epoch ms
+    role: str | None
+    speaker: str | None
+    vector: Sequence[float]
+
+    @classmethod
+    def of(cls, p: PreparedEpisode, vector: Sequence[float]) -> NewEpisode:
+        return cls(p.id, p.content, to_ms(p.occurred_at) or 0, p.role, p.speaker, vector)
+
+
+@dataclass(frozen=True, slots=True)
+class VersionLink:
+    kind: str  # SUPERSEDES or DISPUTED
+    src: str  # the later episode
+    dst: str  # the earlier one
+    verdict: Verdict
+
+
+def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpisode],
+                  vectors: Sequence[Sequence[float]],
+                  embed: Callable[[list[str]], list[list[float]]]) -> list[VersionLink]:
+    """Add to ``plan`` the SUPERSEDES / DISPUTED edges between the episodes being written
+    (with their content vectors) and the user's others, and among themselves; returns
+    them. Only statements by the same speaker are compared."""
+    fresh = [NewEpisode.of(p, v) for p, v in zip(episodes, vectors, strict=True)]
+    said = {e.id: read_sentences(e.id, e.content, e.occurred_at, e.role) for e in fresh}
+    who = {e.id: speaker_of(e.speaker) for e in fresh}
+    short = {e.id for e in fresh if len(said[e.id]) <= 1}
+    asking = [e for e in fresh if said[e.id]]
+    if not asking:
+        return []
+    user = plan.user_id
+    found: dict[str, set[str]] = {e.id: set() for e in asking}
+    for e in asking:
+        hits = store.vector_search("Episode", user, list(e.vector), CANDIDATES)
+        hits += store.fulltext_search("Episode", user, e.content, CANDIDATES)
+        found[e.id].update(h.id for h in hits if h.id not in said)
+    stored = {r["id"]: r for r in store.nodes(
+        "Episode", user, sorted({i for ids in found.values() for i in ids}))}
+    for i, row in stored.items():
+        if row.get("forgottenAt") is None:
+            said[i] = read_sentences(i, str(row.get("content") or ""),
+                                     int(row.get("occurredAt") or 0), row.get("role"))
+            who[i] = speaker_of(row.get("speaker"))
+            if len(said[i]) <= 1:
+                short.add(i)
+    vecs = {e.id: list(e.vector) for e in fresh}
+    # a message's cosine speaks for its one sentence; a long message's does not
+    texts = {i: str(stored[i].get("content") or "")[:EMBED_CHARS] for i in stored
+             if i in short and said.get(i)}
+    if texts:
+        order = sorted(texts)
+        vecs.update(zip(order, embed([texts[i] for i in order]), strict=True))
+    pairs: dict[frozenset[str], VersionLink] = {}
+    for e in asking:
+        mine: list[VersionLink] = []
+        ids = [i for i in found[e.id] if said.get(i)] + [o.id for o in asking if o.id != e.id]
+        for other in ids:
+            if who[other] != who[e.id]:
+                continue  # what one person says does not replace what another said
+            cosine = _cosine(vecs[e.id], vecs[other]) if e.id in short and other in short \
+                else 0.0
+            link = _best(said[e.id], said[other], cosine)
+            if link is not None and frozenset((e.id, other)) not in pairs:
+                mine.append(link)
+        mine.sort(key=lambda lk: (-lk.verdict.score, lk.src, lk.dst))
+        for link in mine[:MAX_LINKS]:
+            pairs[frozenset((link.src, link.dst))] = link
+    links = sorted(pairs.values(), key=lambda lk: (lk.src, lk.dst))
+    for link in links:
+        plan.link_episodes(link.kind, link.src, link.dst,
+                           {"at": plan.at, "reason": link.verdict.reason,
+                            "score": link.verdict.score})
+    return links
+
+
+def _best(a: list[Said], b: list[Said], cosine: float) -> VersionLink | None:
+    """The strongest link between two messages' statements, from the later message to the
+    earlier one."""
+    best: VersionLink | None = None
+    for x in a:
+        for y in b:
+            newer, older = (x, y) if (x.occurred, x.id) > (y.occurred, y.id) else (y, x)
+            verdict = judge(newer, older, cosine)
+            if verdict is not None and (best is None or verdict.score > best.verdict.score):
+                best = VersionLink(verdict.kind, newer.id, older.id, verdict)
+    return best
+
+
+def _cosine(u: Sequence[float], v: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(u, v, strict=False))
+    nu = math.sqrt(sum(x * x for x in u))
+    nv = math.sqrt(sum(y * y for y in v))
+    return dot / (nu * nv) if nu and nv else 0.0
+
+
+def speaker_of(speaker: object) -> str:
+    return str(speaker or "").casefold()

@@ -1,0 +1,157 @@
+"""Now and then at episode level: a message restating a fact with a new value is linked to
+the earlier one (SUPERSEDES between episodes), a contradiction by DISPUTED, in the same
+write as the episode; recall ranks the version valid at the time asked about first and
+reports contradictions. Through the service on both stores, and once through GraphQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graphmem.inputs import EpisodeIn, RecallIn
+from graphmem.model import MemoryKind, MemoryStatus
+from graphmem.service import MemoryService
+from graphmem.store.base import WritePlan
+
+from .api_support import make_service, serve_api
+
+RENT_OLD = "Our rent is 1200 dollars a month, the biggest line in the budget."
+RENT_NEW = "The landlord raised the rent, it's 1450 dollars a month from now on."
+NEVER = "Honestly, I have never used Kafka in my life."
+DID = "I built the billing service with Kafka last year, it still runs."
+REFERENCE = datetime(2026, 1, 10, tzinfo=UTC)
+
+
+def _add(service: MemoryService, user: str, content: str, when: datetime,
+         ref: str) -> str:
+    res = service.add_episode(EpisodeIn(user_id=user, content=content, occurred_at=when,
+                                        source_ref=ref, role="user"))
+    return res.episode.id
+
+
+def _edges(service: MemoryService, user: str, ids: list[str]) -> set[tuple[str, str, str]]:
+    return {(e["type"], e["src"], e["dst"]) for e in service.store.episode_versions(user, ids)}
+
+
+def _rent(service: MemoryService, user: str, *, backwards: bool = False) -> tuple[str, str]:
+    first = (RENT_OLD, datetime(2025, 2, 3, tzinfo=UTC), "m-old")
+    second = (RENT_NEW, datetime(2025, 6, 2, tzinfo=UTC), "m-new")
+    _add(service, user, "Can you explain index funds in simple terms?",
+         datetime(2025, 1, 5, tzinfo=UTC), "m-filler")
+    order = [second, first] if backwards else [first, second]
+    ids = {ref: _add(service, user, text, when, ref) for text, when, ref in order}
+    return ids["m-old"], ids["m-new"]
+
+
+def test_restated_value_links_the_new_message_to_the_old(service: MemoryService,
+                                                          user: str) -> None:
+    old, new = _rent(service, user)
+    rows = service.store.episode_versions(user, [old])
+    assert [(r["type"], r["src"], r["dst"]) for r in rows] == [("SUPERSEDES", new, old)]
+    assert "1200 -> 1450" in rows[0]["reason"]  # explainable: which values changed
+    assert rows[0]["score"] > 0
+
+
+def test_filler_and_questions_supersede_nothing(service: MemoryService, user: str) -> None:
+    old = _add(service, user, RENT_OLD, datetime(2025, 2, 3, tzinfo=UTC), "a")
+    later = [_add(service, user, text, datetime(2025, 3, d, tzinfo=UTC), f"f{d}") for d, text in (
+        (1, "Is 1450 dollars a month a fair rent for a flat like ours?"),
+        (2, "Summarise the pros and cons of rent control."),
+        (3, "I had 3 coffees and 2 meetings today, long day."),
+        (4, "A friend is selling her road bike for 1450 dollars."))]
+    assert _edges(service, user, [old, *later]) == set()
+
+
+def test_an_older_message_arriving_later_is_linked_as_the_earlier_one(
+        service: MemoryService, user: str) -> None:
+    old, new = _rent(service, user, backwards=True)
+    assert _edges(service, user, [old, new]) == {("SUPERSEDES", new, old)}
+
+
+def test_present_question_ranks_the_new_version_first(service: MemoryService,
+                                                      user: str) -> None:
+    old, new = _rent(service, user)
+    res = service.recall(RecallIn(user_id=user, query="How much rent do I pay now?",
+                                  reference_time=REFERENCE, kinds=[MemoryKind.EPISODE]))
+    ids = [i.id for i in res.items]
+    assert ids.index(new) < ids.index(old)
+    earlier = res.items[ids.index(old)]
+    assert earlier.status is MemoryStatus.SUPERSEDED and earlier.superseded_by == [new]
+    assert "1200 -> 1450" in (earlier.version_note or "")
+    assert res.items[ids.index(new)].supersedes == [old]
+
+
+def test_past_question_ranks_the_version_valid_then_first(service: MemoryService,
+                                                          user: str) -> None:
+    old, new = _rent(service, user)
+    res = service.recall(RecallIn(user_id=user,
+                                  query="How much rent was I paying in March 2025?",
+                                  reference_time=REFERENCE, kinds=[MemoryKind.EPISODE]))
+    ids = [i.id for i in res.items]
+    assert ids.index(old) < ids.index(new)
+    before = service.recall(RecallIn(user_id=user, query="What rent did I pay before the "
+                                     "landlord raised it?", reference_time=REFERENCE,
+                                     kinds=[MemoryKind.EPISODE]))
+    ids = [i.id for i in before.items]
+    assert ids.index(old) < ids.index(new)
+
+
+def test_contradiction_is_linked_and_both_sides_reported(service: MemoryService,
+                                                         user: str) -> None:
+    never = _add(service, user, NEVER, datetime(2025, 2, 1, tzinfo=UTC), "n")
+    for d in range(2, 8):  # between them, turns that mention neither
+        _add(service, user, f"Give me {d} ideas about sourdough baking.",
+             datetime(2025, 3, d, tzinfo=UTC), f"x{d}")
+    did = _add(service, user, DID, datetime(2025, 5, 1, tzinfo=UTC), "d")
+    assert _edges(service, user, [never]) == {("DISPUTED", did, never)}
+    res = service.recall(RecallIn(user_id=user, query="Have I ever used Kafka?",
+                                  reference_time=REFERENCE, limit=5))
+    ids = [i.id for i in res.items]
+    assert never in ids and did in ids
+    assert any(sorted(c.ids) == sorted([never, did]) for c in res.conflicts)
+    assert {res.items[ids.index(i)].status for i in (never, did)} == {MemoryStatus.DISPUTED}
+
+
+class _FailingStore:
+    """A real store whose plans fail when they hold episode version links."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def apply(self, plan: WritePlan) -> None:
+        if plan.episode_links:
+            # a property no store can hold: the write fails after the links were planned
+            plan.episodes[0].props["broken"] = {"nested": {"map": 1}}
+        self._inner.apply(plan)
+
+
+def test_the_link_is_written_with_the_episode_or_not_at_all(store: Any, user: str) -> None:
+    service = make_service(_FailingStore(store))
+    old = _add(service, user, RENT_OLD, datetime(2025, 2, 3, tzinfo=UTC), "a")
+    with pytest.raises(Exception) as failed:  # the store's own error, whichever it is
+        _add(service, user, RENT_NEW, datetime(2025, 6, 2, tzinfo=UTC), "b")
+    assert not isinstance(failed.value, AssertionError)
+    assert service.store.count("Episode", user)[0] == 1
+    assert _edges(service, user, [old]) == set()
+
+
+def test_recall_through_graphql_marks_the_earlier_version(store: Any, user: str) -> None:
+    service = make_service(store)
+    old, new = _rent(service, user)
+    query = """query($u: ID!) { recall(input: {userId: $u, query: "What is my rent now?",
+      referenceTime: "2026-01-10T00:00:00Z", kinds: [EPISODE], limit: 5}) {
+        items { id status supersededBy supersedes versionNote } } }"""
+    with serve_api(service) as api:
+        items = api.data(query, {"u": user})["recall"]["items"]
+    ids = [i["id"] for i in items]
+    assert ids.index(new) < ids.index(old)
+    earlier = items[ids.index(old)]
+    assert earlier["status"] == "SUPERSEDED" and earlier["supersededBy"] == [new]
+    assert "1200 -> 1450" in earlier["versionNote"]
+    assert items[ids.index(new)]["supersedes"] == [old]
