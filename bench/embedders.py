@@ -12,10 +12,11 @@ Three parts, each optional:
   messages (corpus v1) in one call (median of 3 runs, one thread), and milliseconds per
   single question.
 * ``--split dev|test``: for each embedder, ``bench/single_user.py --embedder E`` on the
-  corpus seed of the split (dense retrieval alone over the same messages beside graphmem's
-  recall through GraphQL, EN and ZH) and ``bench/locomo.py --split S --embedder E``
-  (dense alone and graphmem's recall), each in its own process; their JSONs go to
-  ``bench/results/embedders/`` and the R@10 figures into one table here.
+  corpus seed of the split, corpus v1 (short chat turns) and v2 (long requests with facts
+  said in passing): BM25 and dense retrieval alone over the same messages beside
+  graphmem's recall through GraphQL, EN and ZH; and ``bench/locomo.py --split S
+  --embedder E`` (BM25, dense alone and graphmem's recall); each in its own process, their
+  JSONs under ``bench/results/embedders/``, the R@10 figures in one table here.
 
 Knobs (the default embedder, the thresholds) are chosen on dev; test is reported once.
 
@@ -24,7 +25,8 @@ Examples::
     python bench/embedders.py --calibrate --throughput
     python bench/embedders.py --split dev --quick      # 2 chats per language, 1 LoCoMo conv
     python bench/embedders.py --split dev
-    python bench/embedders.py --split test
+    python bench/embedders.py --split test --embedders minilm,use --corpus v1
+    python bench/embedders.py --split dev --collect    # the table of the runs on disk
 """
 
 from __future__ import annotations
@@ -158,55 +160,85 @@ def throughput(runs: int = 3) -> dict[str, Any]:
 # --------------------------------------------------------------------------- recall runs
 
 
-def run_split(split: str, quick: bool, embedders: list[str]) -> dict[str, Any]:
-    folder = RESULTS / "embedders"
-    folder.mkdir(parents=True, exist_ok=True)
+CORPORA = ("v1", "v2")
+PARTS = ("single_user", "locomo")
+
+
+def result_file(part: str, kind: str, split: str, quick: bool, corpus: str = "") -> Path:
     tag = f"{split}{'_quick' if quick else ''}"
-    out: dict[str, Any] = {}
+    name = f"single_user_{corpus}" if part == "single_user" else part
+    return RESULTS / "embedders" / f"{name}_{kind}_{tag}.json"
+
+
+def run_split(split: str, quick: bool, embedders: list[str], corpora: list[str],
+              parts: list[str]) -> None:
+    """Each run in its own process, its JSON under bench/results/embedders/."""
+    (RESULTS / "embedders").mkdir(parents=True, exist_ok=True)
     for kind in embedders:
-        su = folder / f"single_user_{kind}_{tag}.json"
-        lo = folder / f"locomo_{kind}_{tag}.json"
-        su_cmd = [sys.executable, str(HERE / "single_user.py"), "--seed", str(SEEDS[split]),
-                  "--embedder", kind, "--retrievers", "bm25,dense,graphmem", "--json", str(su)]
-        lo_cmd = [sys.executable, str(HERE / "locomo.py"), "--split", split, "--embedder",
-                  kind, "--retrievers", "bm25,dense,graphmem", "--warmup", "0",
-                  "--json", str(lo)]
-        if quick:
-            su_cmd.append("--quick")
-            lo_cmd.append("--quick")
-        for cmd in (su_cmd, lo_cmd):
+        cmds = []
+        if "single_user" in parts:
+            for corpus in corpora:
+                cmds.append([sys.executable, str(HERE / "single_user.py"), "--corpus", corpus,
+                             "--seed", str(SEEDS[split]), "--embedder", kind,
+                             "--retrievers", "bm25,dense,graphmem", "--json",
+                             str(result_file("single_user", kind, split, quick, corpus))])
+        if "locomo" in parts:
+            cmds.append([sys.executable, str(HERE / "locomo.py"), "--split", split,
+                         "--embedder", kind, "--retrievers", "bm25,dense,graphmem",
+                         "--warmup", "0", "--json",
+                         str(result_file("locomo", kind, split, quick))])
+        for cmd in cmds:
+            if quick:
+                cmd.append("--quick")
             log(" ".join(cmd[1:]))
             started = time.perf_counter()
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             log(f"  {time.perf_counter() - started:.0f} s")
-        sur = json.loads(su.read_text())["results"]
-        lor = json.loads(lo.read_text())["results"][split]
-        out[kind] = {
-            "single_user": {lang: {name: {"R@10": agg["R@10"], "MRR": agg["MRR"],
-                                          "update": agg.get("update")}
-                                   for name, agg in by.items()} for lang, by in sur.items()},
-            "locomo": {name: {"R@10": agg["overall"]["R@10"], "MRR": agg["overall"]["MRR"]}
-                       for name, agg in lor.items()},
-            "files": [str(su.relative_to(RESULTS.parent.parent)),
-                      str(lo.relative_to(RESULTS.parent.parent))]}
+
+
+def collect(split: str, quick: bool) -> dict[str, Any]:
+    """R@10 (and MRR, update rate) of every run of the split found on disk."""
+    out: dict[str, Any] = {}
+    for kind in EMBEDDERS:
+        row: dict[str, Any] = {}
+        for corpus in CORPORA:
+            path = result_file("single_user", kind, split, quick, corpus)
+            if path.is_file():
+                data = json.loads(path.read_text())
+                row[f"single_user_{corpus}"] = {
+                    "git_commit": data.get("git_commit"),
+                    **{lang: {name: {"R@10": agg["R@10"], "MRR": agg["MRR"],
+                                     "update": agg.get("update")}
+                              for name, agg in by.items()}
+                       for lang, by in data["results"].items()}}
+        path = result_file("locomo", kind, split, quick)
+        if path.is_file():
+            data = json.loads(path.read_text())
+            row["locomo"] = {"git_commit": data.get("git_commit"),
+                             **{name: {"R@10": agg["overall"]["R@10"],
+                                       "MRR": agg["overall"]["MRR"]}
+                                for name, agg in data["results"][split].items()}}
+        if row:
+            out[kind] = row
     return out
 
 
 def recall_table(runs: dict[str, Any]) -> str:
-    head = ["embedder", "EN dense", "EN graphmem", "ZH dense", "ZH graphmem",
-            "LoCoMo dense", "LoCoMo graphmem", "EN bm25", "ZH bm25", "LoCoMo bm25"]
+    head = ["embedder"]
+    for corpus in CORPORA:
+        head += [f"{corpus} {lang} {name}" for lang in ("EN", "ZH")
+                 for name in ("bm25", "dense", "graphmem")]
+    head += ["LoCoMo bm25", "LoCoMo dense", "LoCoMo graphmem"]
     rows = []
     for kind, r in runs.items():
-        su, lo = r["single_user"], r["locomo"]
-
-        def get(d: dict[str, Any], lang: str | None, name: str) -> Any:
-            d = d.get(lang, {}) if lang else d
-            return d.get(name, {}).get("R@10")
-
-        rows.append([kind, get(su, "en", "dense"), get(su, "en", "graphmem"),
-                     get(su, "zh", "dense"), get(su, "zh", "graphmem"),
-                     get(lo, None, "dense"), get(lo, None, "graphmem"),
-                     get(su, "en", "bm25"), get(su, "zh", "bm25"), get(lo, None, "bm25")])
+        cells: list[Any] = [kind]
+        for corpus in CORPORA:
+            su = r.get(f"single_user_{corpus}", {})
+            cells += [su.get(lang, {}).get(name, {}).get("R@10") for lang in ("en", "zh")
+                      for name in ("bm25", "dense", "graphmem")]
+        lo = r.get("locomo", {})
+        cells += [lo.get(name, {}).get("R@10") for name in ("bm25", "dense", "graphmem")]
+        rows.append(cells)
     return table(head, rows)
 
 
@@ -221,6 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", choices=tuple(SEEDS), default=None)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--embedders", default=",".join(EMBEDDERS))
+    p.add_argument("--corpus", default="v1,v2",
+                   help="single-user corpus versions to run (default v1,v2)")
+    p.add_argument("--parts", default=",".join(PARTS),
+                   help="what to run for --split (default single_user,locomo); the table "
+                        "collects every run of the split found under bench/results/embedders")
+    p.add_argument("--collect", action="store_true",
+                   help="with --split: run nothing, only collect the runs found")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
     embedders = [e.strip() for e in args.embedders.split(",") if e.strip()]
@@ -241,7 +280,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         report["split"] = args.split
         report["quick"] = args.quick
-        report["recall_at_10"] = runs = run_split(args.split, args.quick, embedders)
+        if not args.collect:
+            run_split(args.split, args.quick, embedders,
+                      [c for c in args.corpus.split(",") if c in CORPORA],
+                      [x for x in args.parts.split(",") if x in PARTS])
+        report["recall_at_10"] = runs = collect(args.split, args.quick)
         texts.append(recall_table(runs))
     text = "\n\n".join(texts)
     print(text)
