@@ -223,8 +223,9 @@ def _has_cjk(text: str) -> bool:
 
 _VERB = {"likes": "like", "dislikes": "dislike", "prefers": "prefer", "loves": "love",
          "enjoys": "enjoy", "hates": "hate", "avoids": "avoid"}
-_RULE = {"requires": "make sure it has {o}", "failed_because": "watch out for {o}, which "
-         "made it fail before", "needs": "make sure it has {o}", "avoid": "avoid {o}", "learned": "{o}"}
+_RULE = {"requires": "make sure it has {o}",
+         "failed_because": "watch out for {o}, which made it fail before",
+         "needs": "make sure it has {o}", "avoid": "avoid {o}", "learned": "{o}"}
 _WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",
              "Sundays")
 
