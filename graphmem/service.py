@@ -152,15 +152,14 @@ class MemoryService:
         """What the memory holds about ``q.query`` for that user, explained."""
         q = q.validated(self.settings.max_content_chars)
         result = self._recaller.recall(q, self.clock())
-        # Only an empty answer asks whether the user has any memory at all (a count is a
-        # scan of the user's nodes: not something every recall should pay for).
+        # Only an empty answer asks whether the user has any memory at all.
         if not result.items and not self._has_memories(q.user_id):
             return RecallResult(items=[], conflicts=[], temporal_window=result.temporal_window,
                                 cold_start=True, took_ms=result.took_ms)
         return result
 
     def _has_memories(self, user_id: str) -> bool:
-        return any(self.store.count(label, user_id)[0] for label in ("Relation", "Episode"))
+        return any(self.store.has_nodes(label, user_id) for label in ("Relation", "Episode"))
 
     # ------------------------------------------------------------------ relations
 

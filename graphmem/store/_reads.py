@@ -206,6 +206,9 @@ class CypherReads:
             return 0, 0
         return int(rows[0][0] or 0), int(rows[0][1] or 0)
 
+    def has_nodes(self, label: str, user_id: str) -> bool:
+        return bool(self._exec(self._q.get("any_node", label=label), {"userId": user_id}))
+
     def relation_status_counts(self, user_id: str) -> dict[str, int]:
         rows = self._exec(self._q.get("count_relations_by_status"), {"userId": user_id})
         return {str(r[0]): int(r[1]) for r in rows}

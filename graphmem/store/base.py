@@ -282,6 +282,10 @@ class Store(Protocol):
 
     def count(self, label: str, user_id: str) -> tuple[int, int]: ...
 
+    def has_nodes(self, label: str, user_id: str) -> bool:
+        """Whether the user has any ``label`` node, forgotten ones included (cheap: the
+        first node found answers, where ``count`` reads them all)."""
+
     def relation_status_counts(self, user_id: str) -> dict[str, int]: ...
 
     def bump_access(self, label: str, user_id: str, rows: list[Row]) -> None: ...
