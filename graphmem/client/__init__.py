@@ -50,15 +50,28 @@ from graphmem.client._models import (
     StatusCount,
     TemporalWindow,
 )
+from graphmem.client._models_life import (
+    FeedbackEntry,
+    FeedbackResult,
+    FeedbackSignal,
+    GcItem,
+    GcReport,
+    MemoryEvent,
+    MemoryEventKind,
+    MemoryEventPage,
+    MemoryImportance,
+)
 from graphmem.client._sync import GraphMemClient
 from graphmem.client._transport import RetryPolicy
 
 __all__ = [
     "Abstraction", "AddEpisodeResult", "AsyncGraphMemClient", "AuthenticationError",
     "BadInputError", "ClientError", "Conflict", "ConflictError", "Entity", "EntityPage",
-    "EntityResolution", "Episode", "EpisodeInput", "EpisodePage", "ForbiddenError",
-    "GraphMemClient", "GraphQLError", "MemoryKind", "MemoryRef", "MemoryStatus",
-    "MessageInput", "NotFoundError", "RateLimitedError", "RecallItem", "RecallResult",
-    "Relation", "RelationInput", "RelationPage", "RetryPolicy", "Scores", "ServerError",
-    "Source", "Stats", "StatusCount", "TemporalWindow", "TransportError", "UnavailableError",
+    "EntityResolution", "Episode", "EpisodeInput", "EpisodePage", "FeedbackEntry",
+    "FeedbackResult", "FeedbackSignal", "ForbiddenError", "GcItem", "GcReport",
+    "GraphMemClient", "GraphQLError", "MemoryEvent", "MemoryEventKind", "MemoryEventPage",
+    "MemoryImportance", "MemoryKind", "MemoryRef", "MemoryStatus", "MessageInput",
+    "NotFoundError", "RateLimitedError", "RecallItem", "RecallResult", "Relation",
+    "RelationInput", "RelationPage", "RetryPolicy", "Scores", "ServerError", "Source", "Stats",
+    "StatusCount", "TemporalWindow", "TransportError", "UnavailableError",
 ]

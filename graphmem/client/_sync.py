@@ -11,6 +11,7 @@ from typing import Any, Unpack
 import httpx
 
 from graphmem.client import _ops as ops
+from graphmem.client import _ops_life as life
 from graphmem.client import _transport as tr
 from graphmem.client._models import (
     Abstraction,
@@ -19,11 +20,20 @@ from graphmem.client._models import (
     EntityPage,
     EpisodeInput,
     EpisodePage,
+    MemoryKind,
     RecallResult,
     Relation,
     RelationInput,
     RelationPage,
     Stats,
+)
+from graphmem.client._models_life import (
+    FeedbackResult,
+    FeedbackSignal,
+    GcReport,
+    MemoryEvent,
+    MemoryEventPage,
+    MemoryImportance,
 )
 
 
@@ -163,3 +173,47 @@ class GraphMemClient:
 
     def stats(self, user_id: str) -> Stats:
         return self._run(ops.stats(user_id))
+
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def feedback(self, user_id: str, memory_id: str, signal: FeedbackSignal | str,
+                 note: str | None = None) -> FeedbackResult:
+        """One bounded step (HELPFUL / WRONG / OUTDATED) on one memory, logged."""
+        return self._run(life.feedback(user_id, memory_id, signal, note))
+
+    def add_feedback(self, user_id: str, target_ids: Sequence[str],
+                     signal: FeedbackSignal | str, *, confidence: float = 1.0,
+                     note: str | None = None, by: str | None = None) -> list[FeedbackResult]:
+        """POSITIVE / NEGATIVE / CORRECTION on memories, weighed with the signals each
+        already has; all targets or none."""
+        return self._run(life.add_feedback(user_id, target_ids, signal, confidence, note, by))
+
+    def importance(self, user_id: str, memory_id: str) -> MemoryImportance:
+        """How much a memory matters now, each factor, and its feedback trail."""
+        return self._run(life.importance(user_id, memory_id))
+
+    def gc(self, user_id: str, *, dry_run: bool = True,
+           kinds: Sequence[MemoryKind | str] | None = None,
+           max_importance: float | None = None, limit: int = 1000,
+           older_than: datetime | str | None = None) -> GcReport:
+        """What gc would forget (``dry_run=True``, the default), or forget it."""
+        return self._run(life.gc(user_id, dry_run, kinds, max_importance, limit, older_than))
+
+    def events(self, user_id: str, since: datetime | str, *,
+               until: datetime | str | None = None, after: str | None = None,
+               limit: int = 100) -> MemoryEventPage:
+        """One page of what changed at or after ``since``, oldest first."""
+        return self._run(life.events(user_id, since, until, after, limit))
+
+    def iter_events(self, user_id: str, since: datetime | str, *,
+                    until: datetime | str | None = None,
+                    page_size: int = 100) -> Iterator[MemoryEvent]:
+        """Every event since ``since``, a page at a time."""
+        after: str | None = None
+        while True:
+            page = self.events(user_id, since, until=until, after=after, limit=page_size)
+            yield from page.items
+            if page.next_cursor is None or not page.items:
+                return
+            after = page.next_cursor
