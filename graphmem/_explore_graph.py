@@ -18,6 +18,7 @@ so the view draws them between the facts' objects: newer object -> older object.
 from __future__ import annotations
 
 import difflib
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,7 @@ import networkx as nx
 from graphmem._explore_model import ExploreError, Fact
 from graphmem.model import normalize
 
-__all__ = ["View", "degrees", "neighbourhood"]
+__all__ = ["View", "degrees", "layout", "neighbourhood"]
 
 _STATUS_RANK = {"DISPUTED": 3, "ACTIVE": 2, "SUPERSEDED": 1, "FORGOTTEN": 0}
 
@@ -213,3 +214,34 @@ def _add_edge(g: Any, pair: tuple[str, str], facts: list[Fact]) -> None:
     data["facts"] += len(facts)
     if _STATUS_RANK.get(status, 0) > _STATUS_RANK.get(data["status"], 0):
         data["status"] = status
+
+
+def layout(view: View) -> dict[str, Any]:
+    """Rings by hop around the centre, each ring ordered by its owner's position, then a
+    few spring iterations to untangle; the centre stays in the middle."""
+    g = view.graph
+    rings: dict[int, list[str]] = {}
+    for n, d in g.nodes(data=True):
+        rings.setdefault(d["hop"], []).append(n)
+    pos: dict[str, Any] = {view.centre: (0.0, 0.0)}
+    for h in sorted(k for k in rings if k > 0):
+        def angle_of_parent(n: str) -> float:
+            parents = [p for p in (*g.predecessors(n), *g.successors(n)) if p in pos]
+            if not parents:
+                return 0.0
+            x, y = pos[parents[0]]
+            return math.atan2(y, x)
+
+        ring = sorted(rings[h], key=lambda n: (round(angle_of_parent(n), 2),
+                                               g.nodes[n]["order"]))
+        radius = float(h) * (1.0 + len(ring) / 40)
+        for i, n in enumerate(ring):
+            a = 2 * math.pi * i / len(ring) + (0.3 if h % 2 == 0 else 0.0)
+            pos[n] = (radius * math.cos(a), radius * math.sin(a))
+    outer = [x for x, d in g.nodes(data=True) if d["hop"] > 1]
+    if outer:  # the centre and the first ring stay put, so a slot's versions stay adjacent
+        inner = [x for x, d in g.nodes(data=True) if d["hop"] <= 1]
+        k = 1.6 / math.sqrt(g.number_of_nodes())
+        pos = nx.spring_layout(g.to_undirected(), pos=pos, fixed=inner, k=k, iterations=40,
+                               seed=7)
+    return pos

@@ -3,7 +3,6 @@ neighbourhood view and a predicate's timeline. Needs the ``notebook`` extra."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -14,7 +13,7 @@ import networkx as nx
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from graphmem._explore_graph import View
+from graphmem._explore_graph import View, layout
 from graphmem._explore_model import Fact
 from graphmem.model import normalize
 
@@ -36,37 +35,6 @@ def _short(text: str, width: int = 22) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def _layout(view: View) -> dict[str, Any]:
-    """Rings by hop around the centre, each ring ordered by its owner's position, then a
-    few spring iterations to untangle; the centre stays in the middle."""
-    g = view.graph
-    rings: dict[int, list[str]] = {}
-    for n, d in g.nodes(data=True):
-        rings.setdefault(d["hop"], []).append(n)
-    pos: dict[str, Any] = {view.centre: (0.0, 0.0)}
-    for h in sorted(k for k in rings if k > 0):
-        def angle_of_parent(n: str) -> float:
-            parents = [p for p in (*g.predecessors(n), *g.successors(n)) if p in pos]
-            if not parents:
-                return 0.0
-            x, y = pos[parents[0]]
-            return math.atan2(y, x)
-
-        ring = sorted(rings[h], key=lambda n: (round(angle_of_parent(n), 2),
-                                               g.nodes[n]["order"]))
-        radius = float(h) * (1.0 + len(ring) / 40)
-        for i, n in enumerate(ring):
-            a = 2 * math.pi * i / len(ring) + (0.3 if h % 2 == 0 else 0.0)
-            pos[n] = (radius * math.cos(a), radius * math.sin(a))
-    outer = [x for x, d in g.nodes(data=True) if d["hop"] > 1]
-    if outer:  # the centre and the first ring stay put, so a slot's versions stay adjacent
-        inner = [x for x, d in g.nodes(data=True) if d["hop"] <= 1]
-        k = 1.6 / math.sqrt(g.number_of_nodes())
-        pos = nx.spring_layout(g.to_undirected(), pos=pos, fixed=inner, k=k, iterations=40,
-                               seed=7)
-    return pos
-
-
 def neighbourhood_figure(view: View, *, title: str = "", edge_labels: int = 90) -> Figure:
     """The view as a figure: nodes by kind, facts coloured by status, SUPERSEDES (red
     dashed, newer -> older object) and DISPUTED (orange, both ways) highlighted; labels on
@@ -75,7 +43,7 @@ def neighbourhood_figure(view: View, *, title: str = "", edge_labels: int = 90) 
     n = g.number_of_nodes()
     side = min(20.0, 10.0 + n / 8)
     fig, ax = plt.subplots(figsize=(side, side * 0.78))
-    pos = _layout(view)
+    pos = layout(view)
     for status, colour in STATUS_COLOUR.items():
         edges = [(u, v) for u, v, d in g.edges(data=True) if d["status"] == status]
         if edges:

@@ -40,7 +40,8 @@ __all__ = [
     "STATUSES", "Conclusion", "ExploreError", "Fact", "LocalMemory", "Memory", "RemoteMemory",
     "SlotRow", "View", "abstraction_rows", "abstractions_markdown", "believed_vs_true",
     "busiest_predicate", "draw_neighbourhood", "draw_timeline", "filter_facts", "instant",
-    "neighbourhood", "open_memory", "slots_markdown", "suggested_moment",
+    "neighbourhood", "neighbourhood_html", "open_memory", "slots_markdown",
+    "suggested_moment",
 ]
 
 STATUSES = ("ACTIVE", "SUPERSEDED", "DISPUTED", "FORGOTTEN")
@@ -417,6 +418,15 @@ def draw_neighbourhood(view: View, *, title: str = "") -> Any:
     from graphmem._explore_plot import neighbourhood_figure
 
     return neighbourhood_figure(view, title=title)
+
+
+def neighbourhood_html(view: View, *, title: str = "") -> str:
+    """The neighbourhood view as self-contained interactive HTML (inline SVG and script,
+    nothing fetched): hover or click an entity to follow its facts, filter by predicate or
+    entity. In a notebook: ``display(HTML(explore.neighbourhood_html(view)))``."""
+    from graphmem._explore_html import neighbourhood_html as html
+
+    return html(view, title=title)
 
 
 def draw_timeline(facts: Sequence[Fact], predicate: str, *, at: Instant = None,

@@ -424,6 +424,11 @@ def test_notebook_on_a_running_server(served: Served, tmp_path: Path) -> None:
     _pngs(nb, tmp_path)
     text = _text(nb)
     assert f"server: {served.url}" in text
+    # the interactive view of the same neighbourhood, self-contained
+    views = ["".join(o["data"]["text/html"]) for o in _outputs(nb)
+             if "gm-explorer" in "".join(o.get("data", {}).get("text/html", ""))]
+    assert len(views) == 1 and "Acme" in views[0] and "knows: 60" in views[0]
+    assert "http" not in views[0].replace(served.url, "")
     # the neighbourhood of Ana: her 60 acquaintances and 40 likes folded, Acme a hub
     assert "1 hub(s) collapsed: Acme (+" in text
     assert "Ana knows 60" in text and "Ana likes 40" in text
