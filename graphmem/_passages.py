@@ -7,6 +7,14 @@ its opening only. Such an episode is also cut into passages on paragraph and sen
 boundaries, each at most ``MAX_UNITS`` units (a Latin word or a Han character each),
 neighbours overlapping by about ``OVERLAP_UNITS``, and each passage gets its own vector.
 
+Besides these windows, every sentence in which the user says something about themself
+("Unrelated, but after the reorg Lena Vogel took over as my manager.", "我们上个月搬到了杭州。")
+is a passage of its own when the episode has more than one sentence: a long request states
+its facts in passing, one sentence among paragraphs about something else, and a window's
+vector is mostly the something else. A first-person statement (I / my / we / our, 我; not a
+question, not a request to the assistant) of ``MIN_STATEMENT_UNITS`` units or more counts,
+at most ``MAX_STATEMENTS`` per episode.
+
 A passage is an index entry of its episode, not a memory: a ``Passage`` node with the
 user's ``userId``, its vector and ``embeddingModel``, no text of its own (the span is in its
 id: ``<episodeId>#<start>-<end>``, character offsets into the episode's content, so a hit
@@ -31,6 +39,16 @@ MAX_UNITS = 160
 OVERLAP_UNITS = 32
 #: the id of a passage: its episode's id, then its span in the episode's content
 SEPARATOR = "#"
+#: a statement sentence shorter than this says too little to be searched on its own
+MIN_STATEMENT_UNITS = 5
+#: statement passages of one episode, at most (the first ones said)
+MAX_STATEMENTS = 12
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|we've|our|ours|us)\b"
+                           r"|我", re.I)
+_QUESTION = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢吧]\s*[。.!！]?\s*$")
+_REQUEST = re.compile(
+    r"^\W*(?:(?:can|could|would|will) you|please|give me|tell me|show me|help me|let me know|"
+    r"let's)\b|^\s*(?:请|帮我|给我|能不能|能否|麻烦|你能)", re.I)
 
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff"
                    r"\uf900-\ufaff]+")
@@ -81,8 +99,33 @@ def _pieces(text: str, span: Span) -> list[Span]:
     return out
 
 
+def statements(text: str) -> list[Span]:
+    """The sentences of ``text`` in which the user states something about themself (module
+    docstring); none when ``text`` is one sentence (its own vector is that sentence)."""
+    sentences = _sentences(text)
+    if len(sentences) < 2:
+        return []
+    out: list[Span] = []
+    for s in sentences:
+        said = text[s.start:s.end]
+        n = units(said)
+        if n < MIN_STATEMENT_UNITS or n > MAX_UNITS or not _FIRST_PERSON.search(said) \
+                or _QUESTION.search(said) or _REQUEST.search(said):
+            continue
+        out.append(s)
+        if len(out) == MAX_STATEMENTS:
+            break
+    return out
+
+
+def spans(text: str) -> list[Span]:
+    """Every passage of ``text``: its statement sentences, then its windows (``split``)."""
+    said = statements(text)
+    return said + [w for w in split(text) if w not in set(said)]
+
+
 def split(text: str) -> list[Span]:
-    """Passages of ``text``: whole sentences packed up to ``MAX_UNITS`` units, each after
+    """The windows of ``text``: whole sentences packed up to ``MAX_UNITS`` units, each after
     the first starting with the last sentences of the one before (up to ``OVERLAP_UNITS``).
     Empty when the text fits one vector."""
     if not needs_passages(text):
@@ -128,13 +171,13 @@ def parse_id(pid: str) -> tuple[str, Span] | None:
 
 def passage_writes(embed: Callable[[list[str]], list[list[float]]], model_id: str,
                    episodes: list[tuple[str, str, str]]) -> dict[str, list[NodeWrite]]:
-    """The passage nodes of each long episode, embedded: ``episodes`` are (id, userId,
-    content); short ones get none."""
-    spans = {eid: (user, content, split(content)) for eid, user, content in episodes}
-    texts = [content[s.start:s.end] for _, content, ss in spans.values() for s in ss]
+    """The passage nodes of each episode, embedded: ``episodes`` are (id, userId,
+    content); a one-sentence episode that fits one vector gets none."""
+    found = {eid: (user, content, spans(content)) for eid, user, content in episodes}
+    texts = [content[s.start:s.end] for _, content, ss in found.values() for s in ss]
     vectors = iter(embed(texts) if texts else [])
     out: dict[str, list[NodeWrite]] = {}
-    for eid, (user, _, ss) in spans.items():
+    for eid, (user, _, ss) in found.items():
         for s in ss:
             pid = passage_id(eid, s)
             out.setdefault(eid, []).append(NodeWrite(pid, {

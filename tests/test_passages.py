@@ -14,7 +14,9 @@ from graphmem._passages import (
     Span,
     parse_id,
     passage_id,
+    spans,
     split,
+    statements,
     units,
     with_passages,
 )
@@ -78,6 +80,33 @@ def test_a_sentence_longer_than_a_passage_is_cut_into_pieces() -> None:
     spans = split(text)
     assert len(spans) >= 3 and all(units(text[s.start:s.end]) <= MAX_UNITS for s in spans)
     assert spans[-1].end == len(text)
+
+
+def test_statements_said_in_passing_are_passages_of_their_own() -> None:
+    text = ("Can you help me word an email? A client project is going sideways. "
+            "Unrelated, but after the reorg Lena Vogel took over as my manager. "
+            "Could you keep it short? Please make it friendly. We moved to Utrecht in May. "
+            "I ok. Here is the draft.")
+    said = [text[s.start:s.end] for s in statements(text)]
+    # first-person statements only: not the questions, the requests, a too-short one, or
+    # sentences about someone else
+    assert said == ["Unrelated, but after the reorg Lena Vogel took over as my manager.",
+                    "We moved to Utrecht in May."]
+    assert statements("I moved to Utrecht in May.") == []  # one sentence: its own vector
+    zh = "你能帮我写一封邮件吗？顺便说一下，我们上个月搬到了杭州。请写得正式一点。"
+    assert [zh[s.start:s.end] for s in statements(zh)] == ["顺便说一下，我们上个月搬到了杭州。"]
+    # a long episode's passages: its statements first, then its windows, no span twice
+    long = long_text()
+    found = spans(long)
+    assert long[found[0].start:found[0].end] == FACT
+    assert found[1:] == split(long) and len(set(found)) == len(found)
+
+
+def test_statement_passages_are_capped_per_episode() -> None:
+    from graphmem._passages import MAX_STATEMENTS
+
+    text = " ".join(f"I visited city number {i} last year." for i in range(40))
+    assert len(statements(text)) == MAX_STATEMENTS
 
 
 def test_ids_name_the_episode_and_the_span() -> None:
@@ -190,7 +219,7 @@ def test_passages_are_written_with_their_episode_or_not_at_all(
     res = make_service(store, clock).add_episode(
         EpisodeIn(user_id=user, occurred_at=AT, content=long_text(), source_ref="p-1"))
     hits = store.vector_search(PASSAGE, user, HashingEmbedder(DIM).embed_one(FACT), 50)
-    assert len(hits) == len(split(long_text()))
+    assert len(hits) == len(spans(long_text()))
     assert {parse_id(h.id)[0] for h in hits} == {res.episode.id}  # type: ignore[index]
 
 
