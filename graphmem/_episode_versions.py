@@ -12,8 +12,11 @@ another value, and adds to the write's plan, in the same transaction as the epis
   used Kafka" / "I built the billing service with Kafka").
 
 Candidates: the new episode's nearest episodes of the user through the vector index and
-its best full-text matches (``CANDIDATES`` each), and the other episodes of the same
-write. The decision is ``_version_rules.judge`` (rules on values, attribute words and
+its best full-text matches (``CANDIDATES`` each), the other episodes of the same write,
+and, sentence by sentence, the earlier statement sentences nearest to each of its own
+statement sentences that carry a value or a change (through the passage index: a fact said
+in passing in a long request is compared with the one sentence that said it before).
+The decision is ``_version_rules.judge`` (rules on values, attribute words and
 change words, with the two messages' cosine as one signal), made on the pair ordered by
 when each was said, so the order of arrival does not matter: an older message arriving
 later is linked as the earlier version. ``reason`` says which values changed and which
@@ -26,10 +29,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graphmem._version_rules import Said, Verdict, judge, read_sentences
+from graphmem._passages import parse_id, statements
+from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
 from graphmem.ingest import PreparedEpisode
 from graphmem.model import to_ms
-from graphmem.store.base import Store, WritePlan
+from graphmem.store.base import NodeWrite, Store, WritePlan
+from graphmem.store.queries import PASSAGE
 
 #: nearest episodes per new episode, from each of the vector and the full-text index
 CANDIDATES = 8
@@ -37,6 +42,9 @@ CANDIDATES = 8
 MAX_LINKS = 3
 #: content embedded per episode (the service embeds the same prefix, so its cache answers)
 EMBED_CHARS = 2000
+#: the least score of a verdict found sentence by sentence: those on values (a number, a
+#: date or a name replaced: .7 and up), not the one on shared words alone (.6)
+VALUE_SCORE = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +73,11 @@ class VersionLink:
 
 def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpisode],
                   vectors: Sequence[Sequence[float]],
-                  embed: Callable[[list[str]], list[list[float]]]) -> list[VersionLink]:
+                  embed: Callable[[list[str]], list[list[float]]],
+                  passages: dict[str, list[NodeWrite]] | None = None) -> list[VersionLink]:
     """Add to ``plan`` the SUPERSEDES / DISPUTED edges between the episodes being written
-    (with their content vectors) and the user's others, and among themselves; returns
-    them. Only statements by the same speaker are compared."""
+    (with their content vectors and their passages') and the user's others, and among
+    themselves; returns them. Only statements by the same speaker are compared."""
     fresh = [NewEpisode.of(p, v) for p, v in zip(episodes, vectors, strict=True)]
     said = {e.id: read_sentences(e.id, e.content, e.occurred_at, e.role) for e in fresh}
     who = {e.id: speaker_of(e.speaker) for e in fresh}
@@ -98,9 +107,10 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
     if texts:
         order = sorted(texts)
         vecs.update(zip(order, embed([texts[i] for i in order]), strict=True))
+    by_sentence = _sentence_links(store, user, asking, passages or {}, who)
     pairs: dict[frozenset[str], VersionLink] = {}
     for e in asking:
-        mine: list[VersionLink] = []
+        mine: list[VersionLink] = list(by_sentence.get(e.id, []))
         ids = [i for i in found[e.id] if said.get(i)] + [o.id for o in asking if o.id != e.id]
         for other in ids:
             if who[other] != who[e.id]:
@@ -111,14 +121,63 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
             if link is not None and frozenset((e.id, other)) not in pairs:
                 mine.append(link)
         mine.sort(key=lambda lk: (-lk.verdict.score, lk.src, lk.dst))
-        for link in mine[:MAX_LINKS]:
-            pairs[frozenset((link.src, link.dst))] = link
+        for link in mine:
+            if len({lk for lk in pairs.values() if e.id in (lk.src, lk.dst)}) >= MAX_LINKS:
+                break
+            pairs.setdefault(frozenset((link.src, link.dst)), link)
     links = sorted(pairs.values(), key=lambda lk: (lk.src, lk.dst))
     for link in links:
         plan.link_episodes(link.kind, link.src, link.dst,
                            {"at": plan.at, "reason": link.verdict.reason,
                             "score": link.verdict.score})
     return links
+
+
+def _sentence_links(store: Store, user: str, asking: Sequence[NewEpisode],
+                    passages: dict[str, list[NodeWrite]],
+                    who: dict[str, str]) -> dict[str, list[VersionLink]]:
+    """Links found sentence by sentence: each statement sentence of a new episode that
+    carries a value or a change searches the statement passages of the user's earlier
+    episodes with its own vector, and is judged against the sentence each hit spans, the
+    hit's similarity being the pair's cosine. A fact said in passing in a long request is
+    compared with the one sentence that said it before, not with the whole message."""
+    asked: list[tuple[NewEpisode, Said, list[float]]] = []
+    for e in asking:
+        own = set(statements(e.content))
+        for node in passages.get(e.id, []):
+            parsed = parse_id(node.id)
+            if parsed is None or parsed[1] not in own or not node.embedding:
+                continue
+            span = parsed[1]
+            said = read(e.id, e.content[span.start:span.end], e.occurred_at, e.role)
+            if said.statement and (said.values or said.change or said.never):
+                asked.append((e, said, list(node.embedding)))
+    if not asked:
+        return {}
+    fresh = {e.id for e in asking}
+    hits: list[tuple[NewEpisode, Said, str, int, int, float]] = []
+    for e, said, vector in asked:
+        for h in store.vector_search(PASSAGE, user, vector, CANDIDATES):
+            parsed = parse_id(h.id)
+            if parsed is not None and parsed[0] not in fresh:
+                hits.append((e, said, parsed[0], parsed[1].start, parsed[1].end, h.score))
+    rows = {r["id"]: r for r in store.nodes("Episode", user, sorted({h[2] for h in hits}))}
+    out: dict[str, list[VersionLink]] = {}
+    for e, said, other, start, end, score in hits:
+        row = rows.get(other)
+        if row is None or row.get("forgottenAt") is not None \
+                or speaker_of(row.get("speaker")) != who[e.id]:
+            continue
+        content = str(row.get("content") or "")
+        before = read(other, content[start:end], int(row.get("occurredAt") or 0),
+                      row.get("role"))
+        link = _best([said], [before], float(score))
+        # a sentence pair links on values (a number, a date or a name replaced) or as a
+        # contradiction; on shared words alone too many sentences of one user's habits of
+        # phrasing would replace each other
+        if link is not None and (link.kind == "DISPUTED" or link.verdict.score >= VALUE_SCORE):
+            out.setdefault(e.id, []).append(link)
+    return out
 
 
 def _best(a: list[Said], b: list[Said], cosine: float) -> VersionLink | None:

@@ -314,7 +314,8 @@ class MemoryService:
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             node_for = self._write_statements(plan, statements) if statements else []
-            plan_versions(self.store, plan, fresh, vectors, self.embedder.embed)  # same plan
+            plan_versions(self.store, plan, fresh, vectors, self.embedder.embed,  # same plan
+                          passages)
             self.apply(plan)
             return fresh, known, node_for, per_episode, mentions, skipped
 

@@ -155,3 +155,35 @@ def test_recall_through_graphql_marks_the_earlier_version(store: Any, user: str)
     assert earlier["status"] == "SUPERSEDED" and earlier["supersededBy"] == [new]
     assert "1200 -> 1450" in earlier["versionNote"]
     assert items[ids.index(new)]["supersedes"] == [old]
+
+
+COVER = ("Could you look over a cover letter draft? A recruiter reached out and I want to "
+         "send something by the end of the week. My current draft opens with my years in "
+         "backend work, then lists the billing migration, then says why the role fits. "
+         "I keep sounding either arrogant or apologetic, and the middle paragraph is far "
+         "too long. Please suggest a tighter structure and a better closing line. ")
+
+
+def test_a_value_said_in_passing_in_long_requests_is_linked_sentence_by_sentence(
+        service: MemoryService, user: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphmem._episode_versions as versions
+
+    meals = ("Can you help me plan meals for the week? I'm trying to cook more and order "
+             "less. Unrelated, but rent on our place is 1200 dollars a month, which is the "
+             "biggest line in the budget. Constraints: two adults, one of us doesn't eat "
+             "pork, weekday dinners under thirty minutes, and lunches we can take to work. "
+             "We have a slow cooker and a small oven, and the pantry has rice, lentils, "
+             "chickpeas and tinned tomatoes. ")
+    old = _add(service, user, meals * 2, datetime(2025, 2, 3, tzinfo=UTC), "meals")
+    for n in range(10):  # long requests about something else, nearer to the new one
+        _add(service, user, COVER + f"This is version {n + 2} of the draft. " + COVER,
+             datetime(2025, 3, 1 + n, tzinfo=UTC), f"cover-{n}")
+    new_text = (COVER + "Side note, the landlord bumped our rent to 1450 dollars a month at "
+                "the renewal, so I need this job to work out. " + COVER)
+    new = _add(service, user, new_text, datetime(2025, 6, 2, tzinfo=UTC), "new")
+    assert ("SUPERSEDES", new, old) in _edges(service, user, [old, new])
+    # the link comes from the sentence stage: without it the messages are too far apart
+    monkeypatch.setattr(versions, "_sentence_links", lambda *a, **k: {})
+    again = _add(service, user, new_text.replace("1450", "1500"),
+                 datetime(2025, 7, 2, tzinfo=UTC), "again")
+    assert ("SUPERSEDES", again, old) not in _edges(service, user, [old, again])
