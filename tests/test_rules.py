@@ -125,6 +125,16 @@ def test_no_longer_emits_stop_only() -> None:
         assert {r.object for r in got} == {"Windows"}
 
 
+def test_no_longer_x_only_y_now_closes_x_and_states_y() -> None:
+    got = keys("I no longer drink coffee, only tea now.")
+    assert ("user", "prefers", "coffee", True) in got
+    assert ("user", "prefers", "tea", False) in got
+    assert not any("only" in o.lower() for _, _, o, _ in got)
+    got = keys("I quit Slack, just Discord these days.")
+    assert ("user", "uses", "Slack", True) in got
+    assert ("user", "uses", "Discord", False) in got
+
+
 def test_outside_the_lexicon_a_switch_is_about_uses() -> None:
     assert keys("We replaced Jenkins with GitHub Actions.") == {
         ("project", "uses", "Jenkins", True), ("project", "uses", "GitHub Actions", False)}

@@ -376,6 +376,9 @@ def _kind_after_flags(kind: str, flags: set[str]) -> str | None:
     return kind
 
 
+_ONLY_CUT = re.compile(r"\s*[,;]\s*(?:(?:and|but)\s+)?(?:I\s+)?(?:now\s+)?(?:only|just)\s+", re.I)
+
+
 def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hit], int]:
     gd = m.groupdict()
     obj_start = m.start("obj") if gd.get("obj") is not None else m.end()
@@ -429,7 +432,9 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         return out + _tail_hits("name", subject, text[m.end() :], conf), m.end()
     if rule.extra.get("check") == "stop" and not kind.startswith("stop_"):
         return [], 0  # "I eat tofu" is no taste; "I don't eat tofu anymore" ends one
-    items, used = _objects_for(rule, kind, gd["obj"])
+    # "coffee, only tea now": the part after "only" is the new value (only_now), not a list item
+    raw_obj = _ONLY_CUT.split(gd["obj"])[0] if kind.startswith("stop_") else gd["obj"]
+    items, used = _objects_for(rule, kind, raw_obj)
     if rule.lexicon_only:
         items = [i for i in items if lookup(i) is not None]
     if rule.extra.get("check") == "tool_list":
