@@ -27,13 +27,13 @@ from typing import Any
 
 from graphmem.errors import GraphMemError
 from graphmem.store.base import EDGE_ENDS
-from graphmem.store.queries import LABELS, Queries
+from graphmem.store.queries import LABELS, PASSAGE, Queries
 
 log = logging.getLogger(__name__)
 
 #: Nodes (or edges) read and written per query; a page of 384-d vectors is ~1 MB of text.
 PAGE = 250
-_KNOWN = (*LABELS, "Access")
+_KNOWN = (*LABELS, PASSAGE, "Access")
 
 Graph = Any  # a falkordb Graph: .query(text, params), .ro_query(text, params)
 
