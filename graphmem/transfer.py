@@ -5,6 +5,11 @@ Format (one JSON object per line):
     {"type": "header", "format": "graphmem-export", "version": 1, "userId": ..., ...}
     {"type": "node", "label": "Episode", "props": {...every stored property...}}
     {"type": "edge", "edge": "SUPERSEDES", "src": ..., "dst": ..., "props": {...}}
+    {"type": "edge", "edge": "SUPERSEDES", "ends": ["Episode", "Episode"], ...}
+
+An edge between the labels its type usually joins (``EDGE_ENDS``) carries no ``ends``; the
+versions of an abstraction and of an episode (SUPERSEDES / DISPUTED between two
+abstractions or two episodes) name theirs.
 
 Every stored property travels as it is (times as epoch ms, the claim / until / status logs
 that make ``knownAt`` reads exact, forgotten marks, access counters), and so does every
@@ -41,13 +46,17 @@ from graphmem.inputs import bad_char, check_id
 from graphmem.model import SCHEMA_VERSION, instant_in_range, to_ms, utcnow
 from graphmem.relations import belief_of
 from graphmem.service import MemoryService
-from graphmem.store.base import EDGE_ENDS, NodeWrite, Row, WritePlan
+from graphmem.store.base import EDGE_ENDS, VERSION_EDGES, NodeWrite, Row, WritePlan
 
 FORMAT = "graphmem-export"
 VERSION = 1
 LABELS = ("Episode", "Entity", "Relation", "Abstraction")
+#: edges between two nodes of one label other than the type's usual ends: the versions of
+#: abstractions and of episodes
+_SAME_LABEL = ("Abstraction", "Episode")
 # Labels a WritePlan can carry; abstractions arrive with the reflection work.
-_PLAN_LIST = {"Episode": "episodes", "Entity": "entities", "Relation": "relations"}
+_PLAN_LIST = {"Episode": "episodes", "Entity": "entities", "Relation": "relations",
+              "Abstraction": "abstractions"}
 _PAGE = 500
 _NODE_BATCH = 200
 _EDGE_BATCH = 1000
@@ -122,7 +131,22 @@ def export_user(service: MemoryService, user_id: str, out: IO[str]) -> TransferS
             out.write(_dump({"type": "edge", "edge": edge, "src": row["src"], "dst": row["dst"],
                              "props": row.get("props") or {}}))
         summary.edges[edge] = len(rows)
+    for label in _SAME_LABEL:
+        for edge in VERSION_EDGES:
+            rows = store.export_edges(edge, user_id, ends=(label, label))
+            for row in rows:
+                out.write(_dump({"type": "edge", "edge": edge, "ends": [label, label],
+                                 "src": row["src"], "dst": row["dst"],
+                                 "props": row.get("props") or {}}))
+            summary.edges[edge] = summary.edges.get(edge, 0) + len(rows)
     return summary
+
+
+def _ends(rec: dict[str, Any]) -> tuple[str, str]:
+    """The labels an edge record joins: its ``ends``, or its type's usual ones."""
+    ends = rec.get("ends")
+    return (ends[0], ends[1]) if isinstance(ends, list) and len(ends) == 2 \
+        else EDGE_ENDS[rec["edge"]]
 
 
 def import_file(service: MemoryService, path: Path,
@@ -183,7 +207,10 @@ def import_file(service: MemoryService, path: Path,
         if record["type"] != "edge":
             continue
         record = guard_record(record, policy)
-        plan.link(record["edge"], record["src"], record["dst"], record.get("props") or {})
+        edge, ends = record["edge"], _ends(record)
+        link = plan.link if ends == EDGE_ENDS[edge] else \
+            plan.link_versions if ends[0] == "Abstraction" else plan.link_episodes
+        link(edge, record["src"], record["dst"], record.get("props") or {})
         summary.edges[record["edge"]] = summary.edges.get(record["edge"], 0) + 1
         pending += 1
         if pending >= _EDGE_BATCH:
@@ -216,7 +243,7 @@ class _Scan:
 def _scan(path: Path) -> _Scan:
     """Check the whole file (see the module docstring); the first problem names its line."""
     scan: _Scan | None = None
-    edges: list[tuple[int, str, str, str]] = []
+    edges: list[tuple[int, str, str, str, tuple[str, str]]] = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
             if not line.strip():
@@ -246,17 +273,24 @@ def _scan(path: Path) -> _Scan:
                 if rec.get("edge") not in EDGE_ENDS or not isinstance(rec.get("src"), str) \
                         or not isinstance(rec.get("dst"), str):
                     raise InvalidInputError(where, "an edge needs a known type, src and dst")
+                ends = rec.get("ends")
+                if ends is not None and not (
+                        isinstance(ends, list) and len(ends) == 2 and ends[0] == ends[1]
+                        and ends[0] in _SAME_LABEL and rec["edge"] in VERSION_EDGES):
+                    raise InvalidInputError(where, "an edge's ends, when given, are two "
+                                                   "Abstraction or two Episode labels of a "
+                                                   "SUPERSEDES or DISPUTED edge")
                 props = rec.get("props", {})
                 if not isinstance(props, dict):
                     raise InvalidInputError(where, "edge props must be an object")
                 _check_props(props, where)
-                edges.append((n, rec["edge"], rec["src"], rec["dst"]))
+                edges.append((n, rec["edge"], rec["src"], rec["dst"], _ends(rec)))
             else:
                 raise InvalidInputError(where, f"unknown record type {kind!r}")
     if scan is None:
         raise InvalidInputError("file", "is empty")
-    for n, edge, src, dst in edges:  # ends are checked once every node has been seen
-        for end, want in zip((src, dst), EDGE_ENDS[edge], strict=True):
+    for n, edge, src, dst, labels in edges:  # ends are checked once every node is seen
+        for end, want in zip((src, dst), labels, strict=True):
             if scan.nodes.get(end, ("", 0))[0] != want:
                 raise InvalidInputError(f"line {n}", f"a {edge} edge joins {want} nodes of "
                                                      f"this file; {end[:80]!r} is not one")
