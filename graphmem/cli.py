@@ -274,7 +274,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
     with open_service(settings) as service:
         report = service.lifecycle.gc(args.user, dry_run=not args.apply, kinds=kinds,
                                       max_importance=args.max_importance, limit=args.limit,
-                                      older_than=older)
+                                      older_than=older, session_id=args.session)
     if args.json:
         print(json.dumps(to_jsonable(report), ensure_ascii=False, indent=2))
         return 0
@@ -564,6 +564,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="forget them (without it nothing is written)")
     p.add_argument("--older-than", metavar="TIME",
                    help="only memories from before TIME (ISO-8601, e.g. 2025-01-01)")
+    p.add_argument("--session", metavar="SESSION_ID", default=None,
+                   help="every episode of this session, whatever its importance (delete a "
+                        "session; relations and abstractions learned from it stay)")
     p.add_argument("--kinds", nargs="+", choices=["episode", "relation", "abstraction"],
                    help="what to look at (default: episode)")
     p.add_argument("--max-importance", type=float, default=None,

@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -263,25 +264,38 @@ class Lifecycle:
 
     def gc(self, user_id: str, *, dry_run: bool = True,
            kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
-           limit: int = 1000, older_than: datetime | None = None) -> GcReport:
+           limit: int = 1000, older_than: datetime | None = None,
+           session_id: str | None = None) -> GcReport:
         """The memories below the forgetting threshold; forgotten unless ``dry_run``.
 
         ``older_than``: only memories from before it (an episode by when it happened, a
-        relation or abstraction by when it was recorded)."""
+        relation or abstraction by when it was recorded). ``session_id``: every episode of
+        that session, whatever its importance (delete a session; what was learned from it
+        stays, and the sources of current abstractions are kept and said so)."""
         user_id = self._user(user_id)
+        session_id = check_id(session_id, "sessionId", required=False)
         older_than = check_instant(older_than, "olderThan")
         before = None if older_than is None else to_ms(older_than)
         kinds = list(dict.fromkeys(kinds or [MemoryKind.EPISODE]))
         if MemoryKind.ENTITY in kinds:
             raise InvalidInputError("kinds", "gc forgets episodes, relations and "
                                              "abstractions, not entities")
+        if session_id is not None and kinds != [MemoryKind.EPISODE]:
+            raise InvalidInputError("kinds", "a session holds episodes: with sessionId, "
+                                             "kinds is [EPISODE]")
+        if session_id is not None and max_importance is not None:
+            raise InvalidInputError("maxImportance", "with sessionId every episode of the "
+                                                     "session is taken, whatever it weighs")
         if not 1 <= limit <= MAX_GC_LIMIT:
             raise InvalidInputError("limit", f"must be between 1 and {MAX_GC_LIMIT}")
         threshold = self.settings.forget_threshold if max_importance is None \
             else float(max_importance)
         if not 0.0 <= threshold <= 1.0:
             raise InvalidInputError("maxImportance", "must be between 0 and 1")
-        report = GcReport(dry_run=dry_run, threshold=threshold, kinds=kinds)
+        report = GcReport(dry_run=dry_run, threshold=1.0 if session_id else threshold,
+                          kinds=kinds)
+        if session_id is not None:
+            threshold = math.inf  # below it: everything
         now = self._now()
         protected = self._protected(user_id)
         below: list[tuple[str, GcItem]] = []
@@ -289,6 +303,8 @@ class Lifecycle:
         for label, row in self._scan(user_id, [LABEL_OF[k] for k in kinds]):
             scanned[label] += 1
             if before is not None and not _from_before(label, row, before):
+                continue
+            if session_id is not None and row.get("sessionId") != session_id:
                 continue
             item = self._below(label, row, now, threshold)
             if item is None:

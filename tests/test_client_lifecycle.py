@@ -108,3 +108,19 @@ def test_the_events_feed_pages_to_the_end_on_both_clients(
             return [e.cursor async for e in agm.iter_events(user, since, page_size=3)]
 
     assert anyio.run(paged) == [e.cursor for e in events]
+
+
+def test_a_session_is_deleted_through_the_api(gm: GraphMemClient) -> None:  # noqa: F811
+    user = _user()
+    mine = [gm.add_episode(user, f"2025-03-0{d}T10:00:00Z", session_id="trip",
+                           content=f"Day {d} of the trip: we walked a lot.").episode.id
+            for d in (1, 2)]
+    kept = gm.add_episode(user, "2025-04-01T10:00:00Z", session_id="work",
+                          content="I report to Marta now.").episode.id
+    report = gm.gc(user, session_id="trip")
+    assert report.dry_run and {c.id for c in report.candidates} == set(mine)
+    assert gm.gc(user, session_id="trip", dry_run=False).forgotten == 2
+    assert [e.id for e in gm.episodes(user).items] == [kept]
+    with pytest.raises(ClientError) as err:
+        gm.gc(user, session_id="trip", kinds=["relation"])
+    assert err.value.field and "kinds" in err.value.field

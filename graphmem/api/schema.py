@@ -275,16 +275,21 @@ class Mutation:
                                      "each back). Episodes unless kinds asks for relations or "
                                      "abstractions; sources of current abstractions are kept. "
                                      "olderThan: only memories from before it (an episode by "
-                                     "when it happened, others by when they were recorded).")
+                                     "when it happened, others by when they were recorded). "
+                                     "sessionId: every episode of that session, whatever its "
+                                     "importance (delete a session; what was learned from it "
+                                     "stays).")
     async def gc(self, info: Info, user_id: strawberry.ID, dry_run: bool = True,
                  kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
-                 limit: int = 1000, older_than: datetime | None = None) -> GcReport:
+                 limit: int = 1000, older_than: datetime | None = None,
+                 session_id: strawberry.ID | None = None) -> GcReport:
         ctx = info.context
         ctx.authorize(str(user_id))
         report = await ctx.run(ctx.service.lifecycle.gc, str(user_id), dry_run=dry_run,
                                kinds=[k.to_model() for k in kinds] if kinds else None,
                                max_importance=max_importance, limit=limit,
-                               older_than=older_than)
+                               older_than=older_than,
+                               session_id=None if session_id is None else str(session_id))
         return GcReport.from_model(report)
 
     @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "

@@ -66,14 +66,15 @@ def importance(user_id: str, memory_id: str) -> Op[MemoryImportance]:
 
 def gc(user_id: str, dry_run: bool, kinds: Sequence[MemoryKind | str] | None,
        max_importance: float | None, limit: int,
-       older_than: datetime | str | None) -> Op[GcReport]:
+       older_than: datetime | str | None, session_id: str | None = None) -> Op[GcReport]:
     return Op(f"mutation($userId: ID!, $dryRun: Boolean!, $kinds: [MemoryKind!], "
-              f"$max: Float, $limit: Int!, $older: DateTime) {{ gc(userId: $userId, "
-              f"dryRun: $dryRun, kinds: $kinds, maxImportance: $max, limit: $limit, "
-              f"olderThan: $older) {{ {GC_FIELDS} }} }}",
+              f"$max: Float, $limit: Int!, $older: DateTime, $session: ID) {{ gc("
+              f"userId: $userId, dryRun: $dryRun, kinds: $kinds, maxImportance: $max, "
+              f"limit: $limit, olderThan: $older, sessionId: $session) {{ {GC_FIELDS} }} }}",
               {"userId": user_id, "dryRun": dry_run,
                "kinds": [str(MemoryKind(str(k).upper())) for k in kinds] if kinds else None,
-               "max": max_importance, "limit": limit, "older": _iso(older_than)},
+               "max": max_importance, "limit": limit, "older": _iso(older_than),
+               "session": session_id},
               # a dry run changes nothing: only a real one is not sent twice
               "gc", _adapter(GcReport), mutation=not dry_run)
 

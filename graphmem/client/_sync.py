@@ -196,9 +196,12 @@ class GraphMemClient:
     def gc(self, user_id: str, *, dry_run: bool = True,
            kinds: Sequence[MemoryKind | str] | None = None,
            max_importance: float | None = None, limit: int = 1000,
-           older_than: datetime | str | None = None) -> GcReport:
-        """What gc would forget (``dry_run=True``, the default), or forget it."""
-        return self._run(life.gc(user_id, dry_run, kinds, max_importance, limit, older_than))
+           older_than: datetime | str | None = None,
+           session_id: str | None = None) -> GcReport:
+        """What gc would forget (``dry_run=True``, the default), or forget it;
+        ``session_id``: every episode of that session (delete a session)."""
+        return self._run(life.gc(user_id, dry_run, kinds, max_importance, limit,
+                                 older_than, session_id))
 
     def events(self, user_id: str, since: datetime | str, *,
                until: datetime | str | None = None, after: str | None = None,
