@@ -13,9 +13,9 @@ another value, and adds to the write's plan, in the same transaction as the epis
 
 Candidates: the new episode's nearest episodes of the user through the vector index and
 its best full-text matches (``CANDIDATES`` each), the other episodes of the same write,
-and, sentence by sentence, the earlier statement sentences nearest to each of its own
-statement sentences that carry a value or a change (through the passage index: a fact said
-in passing in a long request is compared with the one sentence that said it before).
+and, sentence by sentence, the earlier passages nearest to each of its own statement
+sentences that carry a value or a change (through the passage index: a fact said in
+passing in a long request is compared with the sentence that said it before).
 The decision is ``_version_rules.judge`` (rules on values, attribute words and
 change words, with the two messages' cosine as one signal), made on the pair ordered by
 when each was said, so the order of arrival does not matter: an older message arriving
@@ -137,10 +137,11 @@ def _sentence_links(store: Store, user: str, asking: Sequence[NewEpisode],
                     passages: dict[str, list[NodeWrite]],
                     who: dict[str, str]) -> dict[str, list[VersionLink]]:
     """Links found sentence by sentence: each statement sentence of a new episode that
-    carries a value or a change searches the statement passages of the user's earlier
-    episodes with its own vector, and is judged against the sentence each hit spans, the
-    hit's similarity being the pair's cosine. A fact said in passing in a long request is
-    compared with the one sentence that said it before, not with the whole message."""
+    carries a value or a change searches the passages of the user's earlier episodes
+    (their statement sentences, and the windows of long ones) with its own vector, and is
+    judged against the span each hit covers, the hit's similarity being the pair's cosine.
+    A fact said in passing in a long request is compared with the sentence that said it
+    before, not with the whole message."""
     asked: list[tuple[NewEpisode, Said, list[float]]] = []
     for e in asking:
         own = set(statements(e.content))
