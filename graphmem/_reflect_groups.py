@@ -230,14 +230,28 @@ _WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Satur
              "Sundays")
 
 
-def template(p: Pattern, c: Candidate) -> tuple[str, list[str]]:
-    """The conclusion and conditions the rules draw for one candidate of a pattern."""
+def _zh_domain() -> dict[str, str]:
+    """A preference slot's name in Chinese (the first Chinese word the extractor reads as
+    that domain: browser -> 浏览器)."""
+    from graphmem.extract._lexicon import DOMAIN_WORDS
+
+    out: dict[str, str] = {}
+    for word, slot in DOMAIN_WORDS.items():
+        if _has_cjk(word):
+            out.setdefault(slot, word)
+    return out
+
+
+def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[str]]:
+    """The conclusion and conditions the rules draw for one candidate of a pattern; in
+    Chinese when ``zh`` (the user said it in Chinese) or what it names is Chinese."""
     subject = p.subject
     if p.kind == "preference":
         domain = _words(p.facet)
         tool = str(c.sources[0].get("category") or "").startswith("tool:")
-        if _has_cjk(c.display + subject):
+        if zh or _has_cjk(c.display + subject):
             verb = "一直使用" if tool else "一贯偏好"
+            domain = _zh_domain().get(p.facet.replace(" ", "_"), domain)
             return f"{subject}{verb}{c.display}（{domain}）", [f"选择{domain}时"]
         verb = "relies on" if tool else "consistently prefers"
         conditions = [f"when choosing {_article(domain)} {domain}"]
@@ -250,9 +264,9 @@ def template(p: Pattern, c: Candidate) -> tuple[str, list[str]]:
                         key=lambda r: (-len(_units(r)), str(r.get("object"))))
         objects = [str(r.get("object")) for r in ranked][:5]
         verb = _VERB.get(normalize(p.facet).replace(" ", "_"), _words(p.facet))
-        if _has_cjk("".join(objects) + subject):
-            zh = "不喜欢" if verb in ("dislike", "hate", "avoid") else "喜欢"
-            return f"{subject}总体上{zh}{'、'.join(objects)}", ["一般口味"]
+        if zh or _has_cjk("".join(objects) + subject):
+            like = "不喜欢" if verb in ("dislike", "hate", "avoid") else "喜欢"
+            return f"{subject}总体上{like}{'、'.join(objects)}", ["一般口味"]
         return f"{subject} tends to {verb} {_join(objects)}", ["as a general taste"]
     if p.kind == "rule":
         steps = []
@@ -262,7 +276,7 @@ def template(p: Pattern, c: Candidate) -> tuple[str, list[str]]:
             if step not in steps:
                 steps.append(step)
         if normalize(subject) == "user":  # the user's own lessons: a rule they keep
-            if _has_cjk("".join(steps)):
+            if zh or _has_cjk("".join(steps)):
                 return f"{subject}的经验：{'；'.join(steps)}", ["从自己的经历中得出"]
             return f"{subject} keeps to: {'; '.join(steps)}", ["learned from experience"]
         return f"When working on {subject}: {'; '.join(steps)}", [f"when working on {subject}"]

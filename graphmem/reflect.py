@@ -26,6 +26,7 @@ else (or when the call fails) from templates.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -44,6 +45,8 @@ from graphmem.store.base import NodeWrite, RelationPageQuery, Row, Store, WriteP
 log = logging.getLogger(__name__)
 
 _PAGE = 1000
+
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass(slots=True)
@@ -178,6 +181,14 @@ class Reflector:
                 closes.append(current)
         return patterns, writes, closes
 
+    def _said_in_chinese(self, user_id: str, sources: list[Row]) -> bool:
+        """Whether the user said these relations in Chinese (most of the episodes they were
+        learned from hold Han characters): the conclusion is then written in Chinese, even
+        when what it names is written in Latin letters ("Firefox")."""
+        ids = sorted({str(e) for r in sources for e in (r.get("episodeIds") or [])})[:8]
+        said = [str(r.get("content") or "") for r in self.store.nodes("Episode", user_id, ids)]
+        return bool(said) and 2 * sum(bool(_HAN.search(t)) for t in said) > len(said)
+
     def _qualifies(self, p: Pattern) -> bool:
         s = self.settings
         return len(p.units) >= s.reflect_min_sources and p.confidence >= s.reflect_min_confidence
@@ -206,7 +217,8 @@ class Reflector:
             ids = [make_id("abs", plan.user_id, p.lineage, version, c.key)
                    for c in p.candidates]
             for n, cand in enumerate(p.candidates):
-                conclusion, conditions = drafted[n] if drafted else template(p, cand)
+                conclusion, conditions = drafted[n] if drafted else template(
+                    p, cand, zh=self._said_in_chinese(plan.user_id, cand.sources))
                 props: Row = {
                     "id": ids[n], "userId": plan.user_id, "createdAt": now,
                     "recordedAt": now, "expiredAt": None, "forgottenAt": None,

@@ -206,6 +206,22 @@ def test_the_users_own_lessons_read_as_a_rule_they_keep(service: MemoryService,
     assert zh.conclusion.startswith("user的经验：") and "升级前一定要备份" in zh.conclusion
 
 
+def test_what_a_user_said_in_chinese_is_concluded_in_chinese(service: MemoryService,
+                                                             user: str) -> None:
+    # The object is written in Latin letters either way: the language of the conclusion
+    # follows what the user said, not the name it holds.
+    for n, text in enumerate(["我最喜欢用Firefox浏览器。", "我还是更喜欢Firefox浏览器。",
+                              "浏览器我一直用Firefox。"]):
+        say(service, f"{user}-zh", 7 * n, text)
+    for n, text in enumerate(["I prefer Firefox as my browser.",
+                              "I prefer Firefox for browsing, still."]):
+        say(service, f"{user}-en", 7 * n, text)
+    (zh,) = [a for a in service.reflect(f"{user}-zh").written if a.kind == "preference"]
+    assert zh.conclusion == "user一贯偏好Firefox（浏览器）" and zh.conditions == ["选择浏览器时"]
+    (en,) = [a for a in service.reflect(f"{user}-en").written if a.kind == "preference"]
+    assert en.conclusion == "user consistently prefers Firefox (browser)"
+
+
 @pytest.fixture
 def llm_service(store: Any, openai_stub: Any, clock: FakeClock) -> MemoryService:
     settings = make_settings(extractor="llm", llm_base_url=openai_stub.base_url,
