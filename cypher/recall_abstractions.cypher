@@ -10,4 +10,4 @@ RETURN n.id AS id, n.createdAt AS createdAt, n.recordedAt AS recordedAt,
        n.importanceAdjust AS importanceAdjust, n.kind AS kind, n.conclusion AS conclusion,
        n.conditions AS conditions, n.status AS status, n.disputed AS disputed,
        n.disputes AS disputes, n.sourceIds AS sourceIds, n.validFrom AS validFrom,
-       n.validUntil AS validUntil, n.expiredAt AS expiredAt
+       n.validUntil AS validUntil, n.expiredAt AS expiredAt, n.scope AS scope

@@ -12,4 +12,5 @@ RETURN n.id AS id, n.createdAt AS createdAt, n.recordedAt AS recordedAt,
        n.object AS object, n.validFrom AS validFrom, n.validUntil AS validUntil,
        n.status AS status, n.untilLog AS untilLog, n.statusLog AS statusLog,
        n.aliveLog AS aliveLog, n.beliefAt AS beliefAt, n.beliefUntil AS beliefUntil,
-       n.episodeIds AS episodeIds, n.sourceRefs AS sourceRefs
+       n.episodeIds AS episodeIds, n.sourceRefs AS sourceRefs,
+       n.scope AS scope, n.sessionId AS sessionId

@@ -4,6 +4,8 @@ MATCH (n:Relation {userId: $userId})
 WHERE ($subject IS NULL OR n.subjectNorm = $subject)
   AND ($predicate IS NULL OR n.predicateNorm = $predicate)
   AND ($object IS NULL OR n.objectNorm = $object)
+  AND ($scope IS NULL OR n.scope IS NULL OR n.scope = $scope)
+  AND ($sessionId IS NULL OR n.sessionId = $sessionId)
   AND {@relation_listed}
 RETURN n {.*, embedding: null} AS n
 ORDER BY n.validFrom {dir}, n.recordedAt {dir}, n.id {dir}

@@ -63,6 +63,7 @@ def abstraction_from_row(row: Row, known_at: int) -> Abstraction:
         forgotten_at=from_ms(row.get("forgottenAt")),
         supersedes_ids=list(row.get("supersedes") or []),
         disputes_ids=list(row.get("disputes") or []),
+        scope=row.get("scope"),
         embedding_model=row.get("embeddingModel"),
         schema_version=str(row.get("schemaVersion") or SCHEMA_VERSION))
 

@@ -22,7 +22,7 @@ _KEYS = {  # accepted spellings -> EpisodeIn field
     "occurredAt": "occurred_at", "occurred_at": "occurred_at", "timestamp": "occurred_at",
     "sessionId": "session_id", "session_id": "session_id", "source": "source",
     "sourceRef": "source_ref", "source_ref": "source_ref", "kind": "kind", "role": "role",
-    "speaker": "speaker",
+    "speaker": "speaker", "scope": "scope",
 }
 
 _MUTATION = """mutation($inputs: [EpisodeInput!]!) {
@@ -46,7 +46,8 @@ class Tally:
     bad: list[str] = field(default_factory=list)
 
 
-def read_items(path: Path, user: str, session: str | None) -> Iterator[Item]:
+def read_items(path: Path, user: str, session: str | None,
+               scope: str | None = None) -> Iterator[Item]:
     text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     if text.lstrip().startswith("["):
         try:
@@ -55,7 +56,7 @@ def read_items(path: Path, user: str, session: str | None) -> Iterator[Item]:
             yield Item(f"line {getattr(e, 'lineno', '?')}", error=f"not a JSON array: {e}")
             return
         for i, rec in enumerate(records, start=1):
-            yield _item(f"item {i}", rec, user, session)
+            yield _item(f"item {i}", rec, user, session, scope)
         return
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("//"):
@@ -65,10 +66,11 @@ def read_items(path: Path, user: str, session: str | None) -> Iterator[Item]:
         except ValueError as e:
             yield Item(f"line {n}", error=f"not JSON ({getattr(e, 'msg', e)})")
             continue
-        yield _item(f"line {n}", rec, user, session)
+        yield _item(f"line {n}", rec, user, session, scope)
 
 
-def _item(where: str, rec: Any, user: str, session: str | None) -> Item:
+def _item(where: str, rec: Any, user: str, session: str | None,
+          scope: str | None = None) -> Item:
     if not isinstance(rec, dict):
         return Item(where, error="an episode must be a JSON object")
     values: dict[str, Any] = {}
@@ -86,6 +88,8 @@ def _item(where: str, rec: Any, user: str, session: str | None) -> Item:
                               for m in msgs]
     if session and "session_id" not in values:
         values["session_id"] = session
+    if scope and "scope" not in values:
+        values["scope"] = scope
     if "occurred_at" not in values:
         return Item(where, error="occurredAt: is required")
     try:
@@ -113,7 +117,7 @@ class _Progress:
 
 
 def ingest(args: argparse.Namespace, settings: Settings) -> int:
-    items = list(read_items(args.file, args.user, args.session))
+    items = list(read_items(args.file, args.user, args.session, args.scope))
     tally = Tally(total=len(items))
     good: list[Item] = []
     for it in items:
@@ -197,7 +201,7 @@ class _RemoteSender:
                 "messages": [{"role": m.role, "content": m.content, "name": m.name}
                              for m in ep.messages] if ep.messages else None,
                 "source": ep.source, "sourceRef": ep.source_ref, "kind": ep.kind,
-                "role": ep.role, "speaker": ep.speaker})
+                "role": ep.role, "speaker": ep.speaker, "scope": ep.scope})
         data = graphql_request(self.url, _MUTATION, {"inputs": inputs}, self.api_key)
         return [(r["duplicate"], len(r["relations"]), len(r["entities"]))
                 for r in data["addEpisodes"]]

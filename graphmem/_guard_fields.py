@@ -18,8 +18,9 @@ from graphmem.inputs import RelationIn
 from graphmem.model import normalize
 from graphmem.settings import Settings
 
-_RELATION_FIELDS = ("subject", "predicate", "object", "statement", "category", "source_ref")
-_CAMEL = {"source_ref": "sourceRef"}
+_RELATION_FIELDS = ("subject", "predicate", "object", "statement", "category", "source_ref",
+                    "scope", "session_id")
+_CAMEL = {"source_ref": "sourceRef", "session_id": "sessionId"}
 
 # Node properties that point at other nodes: a secret in one cannot be redacted without
 # breaking what points there, so it refuses the import.

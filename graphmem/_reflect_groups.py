@@ -56,6 +56,7 @@ class Pattern:
     subject: str
     facet: str  # the slot's domain, the predicate, or the event
     candidates: list[Candidate]
+    scope: str | None = None  # its sources' scope: patterns never mix scopes
 
     @property
     def disputed(self) -> bool:
@@ -167,6 +168,8 @@ def find_patterns(user_id: str, rows: list[Row]) -> list[Pattern]:
             else:
                 key = (fam, subj, str(row.get("predicateNorm") or row.get("predicate")),
                        str(row.get("objectNorm") or row.get("object")))
+            if row.get("scope"):  # a scope's patterns are its own (user level: as before)
+                key = (*key, f"scope:{row['scope']}")
             groups[key].append(row)
     patterns = []
     for key, members in sorted(groups.items()):
@@ -199,7 +202,7 @@ def _pattern(user_id: str, key: tuple[str, ...], members: list[Row], g: nx.Graph
     else:
         facet = str(members[0].get("predicate") or key[2])
     return Pattern(kind=fam, lineage=make_id("agk", user_id, *key), subject=subject,
-                   facet=facet, candidates=candidates)
+                   facet=facet, candidates=candidates, scope=members[0].get("scope"))
 
 
 # --------------------------------------------------------------------------- templates

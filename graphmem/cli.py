@@ -134,7 +134,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
         return 0
     settings = settings_from(args)
     q = RecallIn(user_id=args.user, query=args.query, as_of=as_of, known_at=known_at,
-                 limit=args.limit).validated(settings.max_content_chars)  # before opening
+                 limit=args.limit, scope=args.scope,
+                 session_id=args.session).validated(settings.max_content_chars)  # before opening
     with open_service(settings) as service:
         result = service.recall(q)
     data = to_jsonable(result)
@@ -151,7 +152,7 @@ def _remote_recall(args: argparse.Namespace, as_of: datetime | None,
 
     with GraphMemClient(args.url, api_key=args.api_key) as client:
         result = client.recall(args.user, args.query, limit=args.limit, as_of=as_of,
-                               known_at=known_at)
+                               known_at=known_at, scope=args.scope, session_id=args.session)
     data: dict[str, Any] = result.model_dump(mode="json", by_alias=True)
     return data
 
@@ -205,10 +206,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out:
             tmp = Path(args.out).with_suffix(Path(args.out).suffix + ".part")
             with open(tmp, "w", encoding="utf-8") as f:
-                summary = export_user(service, args.user, f)
+                summary = export_user(service, args.user, f, scope=args.scope)
             tmp.replace(args.out)
         else:
-            summary = export_user(service, args.user, sys.stdout)
+            summary = export_user(service, args.user, sys.stdout, scope=args.scope)
     print(f"exported {summary.describe()}", file=sys.stderr)
     return 0
 
@@ -249,8 +250,8 @@ def cmd_import_graphiti(args: argparse.Namespace) -> int:
 def cmd_reflect(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with open_service(settings) as service:
-        result = service.reflect(args.user)
-        current = service.abstractions(args.user)
+        result = service.reflect(args.user, args.scope)
+        current = service.abstractions(args.user, scope=args.scope)
     if args.json:
         print(json.dumps({"changed": to_jsonable(result.changed),
                           "abstractions": to_jsonable(current)}, ensure_ascii=False, indent=2))
@@ -274,7 +275,8 @@ def cmd_gc(args: argparse.Namespace) -> int:
     with open_service(settings) as service:
         report = service.lifecycle.gc(args.user, dry_run=not args.apply, kinds=kinds,
                                       max_importance=args.max_importance, limit=args.limit,
-                                      older_than=older, session_id=args.session)
+                                      older_than=older, session_id=args.session,
+                                      scope=args.scope)
     if args.json:
         print(json.dumps(to_jsonable(report), ensure_ascii=False, indent=2))
         return 0
@@ -447,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, help="JSON array or JSONL file ('-' for stdin)")
     p.add_argument("--user", required=True, help="the userId the episodes belong to")
     p.add_argument("--session", help="sessionId for items that name none")
+    p.add_argument("--scope", help="scope (project, workspace) for items that name none")
     p.add_argument("--batch-size", type=int, default=50,
                    help="episodes per transaction (default 50)")
     p.add_argument("--url", help="send to a running server (http://host:port) instead of "
@@ -467,6 +470,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", help="valid-time point (ISO date or date-time)")
     p.add_argument("--known-at", help="system-time point: what was believed then")
     p.add_argument("--limit", type=int, default=10, help="1..100 (default 10)")
+    p.add_argument("--scope", help="only this scope's memories and the user level's")
+    p.add_argument("--session", help="only episodes and relations of this session")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.add_argument("--url", help="ask a running server (http://host:port)")
     p.add_argument("--api-key", default=os.environ.get("GRAPHMEM_API_KEY"))
@@ -478,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "JSON Lines. Embeddings are recomputed on import.")
     p.add_argument("--user", required=True)
     p.add_argument("--out", help="file to write (default stdout)")
+    p.add_argument("--scope", help="only this scope's episodes, relations and abstractions "
+                                   "(with the entities they name)")
     _store_options(p)
     p.set_defaults(func=cmd_export)
 
@@ -547,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and write or re-version abstractions (conclusion, "
                                    "conditions, confidence, sources); prints the current ones.")
     p.add_argument("--user", required=True)
+    p.add_argument("--scope", help="reflect this scope only (patterns never mix scopes)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     _store_options(p)
     p.set_defaults(func=cmd_reflect)
@@ -567,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session", metavar="SESSION_ID", default=None,
                    help="every episode of this session, whatever its importance (delete a "
                         "session; relations and abstractions learned from it stay)")
+    p.add_argument("--scope", default=None,
+                   help="every memory of this scope among --kinds, whatever its importance "
+                        "(delete a project; user-level memories are in no scope)")
     p.add_argument("--kinds", nargs="+", choices=["episode", "relation", "abstraction"],
                    help="what to look at (default: episode)")
     p.add_argument("--max-importance", type=float, default=None,

@@ -52,6 +52,8 @@ class PreparedEpisode:
     index_text: str = ""
     #: where a speaker not sent came from: "label" ("Name: text"), "user" (the user's name)
     speaker_from: str | None = None
+    #: the project or workspace it belongs to (None: the user level)
+    scope: str | None = None
 
     @property
     def indexed(self) -> str:
@@ -76,6 +78,7 @@ def prepare(data: EpisodeIn, settings: Settings, prefix: str = "") -> PreparedEp
 def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     user_id = check_id(data.user_id, "userId") or ""
     session_id = check_id(data.session_id, "sessionId", required=False) or "default"
+    scope = check_id(data.scope, "scope", required=False)
     source = check_text(data.source, "source", 200, required=False)
     source_ref = check_id(data.source_ref, "sourceRef", required=False)
     if data.occurred_at is None:
@@ -93,6 +96,7 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     # a resend is still the same episode.
     guard = FieldGuard(GuardPolicy.from_settings(s))
     session_id = guard(session_id, "sessionId") or "default"
+    scope = guard(scope, "scope")
     source = guard(source, "source")
     source_ref = guard(source_ref, "sourceRef")
     role = guard(role, "role")
@@ -122,9 +126,10 @@ def _prepare(data: EpisodeIn, s: Settings) -> PreparedEpisode:
     if len(content) > s.max_content_chars:
         raise InvalidInputError("messages", f"together at most {s.max_content_chars} characters")
     # The exact text: a resend is the same episode, an edit of one letter is another.
+    # (a scope is part of the id only when given: unscoped ids stay what they were)
     episode_id = make_id("epi", user_id, session_id, to_ms(occurred_at), source_ref or "",
-                         content)
-    return PreparedEpisode(id=episode_id, user_id=user_id, session_id=session_id,
+                         content, *([f"scope:{scope}"] if scope else []))
+    return PreparedEpisode(id=episode_id, user_id=user_id, session_id=session_id, scope=scope,
                            occurred_at=occurred_at, content=content, kind=kind, role=role,
                            speaker=speaker, source=source, source_ref=source_ref,
                            messages=messages, redacted=redacted,

@@ -106,6 +106,8 @@ class RelationIn:
     category: str | None = None
     source_ref: str | None = None
     statement: str | None = None
+    scope: str | None = None  # a project or workspace; None: the user level, every scope
+    session_id: str | None = None
 
     def validated(self, max_name: int) -> RelationIn:
         self.user_id = check_id(self.user_id, "userId")  # type: ignore[assignment]
@@ -115,6 +117,8 @@ class RelationIn:
         self.category = check_text(self.category, "category", 100, required=False)
         self.source_ref = check_id(self.source_ref, "sourceRef", required=False)
         self.statement = check_text(self.statement, "statement", 4 * max_name, required=False)
+        self.scope = check_id(self.scope, "scope", required=False)
+        self.session_id = check_id(self.session_id, "sessionId", required=False)
         self.confidence = check_unit(self.confidence, "confidence")
         self.importance = check_unit(self.importance, "importance")
         self.valid_from = check_instant(self.valid_from, "validFrom")
@@ -144,6 +148,7 @@ class EpisodeIn:
     kind: str | None = None
     role: str | None = None
     speaker: str | None = None
+    scope: str | None = None
 
 
 @dataclass(slots=True)
@@ -158,6 +163,10 @@ class RecallIn:
     reference_time: datetime | None = None
     include_history: bool = False
     hops: int = 2
+    #: only this scope's memories and the user level's (no scope)
+    scope: str | None = None
+    #: only episodes and relations of this session
+    session_id: str | None = None
     explain: bool = True
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -168,6 +177,8 @@ class RecallIn:
             raise InvalidInputError("limit", "must be between 1 and 100")
         if not 0 <= int(self.hops) <= 3:
             raise InvalidInputError("hops", "must be between 0 and 3")
+        self.scope = check_id(self.scope, "scope", required=False)
+        self.session_id = check_id(self.session_id, "sessionId", required=False)
         for name, field_name in (("as_of", "asOf"), ("known_at", "knownAt"),
                                  ("reference_time", "referenceTime")):
             setattr(self, name, check_instant(getattr(self, name), field_name))

@@ -144,6 +144,8 @@ class Episode(_Node):
     role: str | None = None
     speaker: str | None = None
     session_id: str = "default"
+    #: the project or workspace it belongs to; None: the user level, seen in every scope
+    scope: str | None = None
     occurred_at: datetime
     recorded_at: datetime
     source: str | None = None
@@ -203,6 +205,8 @@ class Relation(_Node):
     status: MemoryStatus = MemoryStatus.ACTIVE
     group_key: str
     forgotten_at: datetime | None = None
+    scope: str | None = None  # None: the user level
+    session_id: str | None = None
     source_refs: list[str] = Field(default_factory=list)
     episode_ids: list[str] = Field(default_factory=list)
     access_count: int = 0
@@ -239,6 +243,7 @@ class Abstraction(_Node):
     forgotten_at: datetime | None = None
     supersedes_ids: list[str] = Field(default_factory=list)
     disputes_ids: list[str] = Field(default_factory=list)
+    scope: str | None = None  # drawn from this scope's relations (None: the user level's)
     embedding_model: str | None = None
     schema_version: str = SCHEMA_VERSION
 

@@ -123,6 +123,8 @@ class Recaller:
         when = is_when_question(q.query) or (t.duration_questions
                                              and DURATION_QUESTION.search(q.query) is not None)
         cand = max(q.limit * 4, 40)
+        if q.scope is not None or q.session_id is not None:
+            cand *= 4  # the searches rank every scope's memories; the filter comes after
 
         names = self._named_speakers(q.user_id, text) if t.speakers else []
         search = without_names(text, names) if names and t.strip_names else text
@@ -414,7 +416,7 @@ class Recaller:
         t = self.tuning
         now_ms = to_ms(now) or 0
         recorded = row.get("recordedAt", row.get("createdAt", 0)) or 0
-        if recorded > known_at:
+        if recorded > known_at or not in_scope(kind, row, q.scope, q.session_id):
             return None
         imp = self.importance.of_row(LABEL[kind], row, now_ms)
         scores = Scores(importance=imp.effective, decay=imp.decay,
@@ -618,6 +620,15 @@ def _natural(text: str) -> tuple[tuple[int, str], ...]:
 
 
 # ---------------------------------------------------------------------- time
+
+
+def in_scope(kind: MemoryKind, row: Row, scope: str | None, session_id: str | None) -> bool:
+    """Whether a memory is read under a scope and session filter: a scope sees its own
+    memories and the user level's (no scope); a session only its episodes and relations."""
+    if session_id is not None and (kind not in (MemoryKind.EPISODE, MemoryKind.RELATION)
+                                   or row.get("sessionId") != session_id):
+        return False
+    return scope is None or row.get("scope") in (None, scope)
 
 
 def _window(q: RecallIn, reference: datetime) -> TimeWindow | None:

@@ -95,15 +95,18 @@ class Reflector:
 
     def abstractions(self, user_id: str, *, as_of: datetime | None = None,
                      known_at: datetime | None = None,
-                     include_history: bool = False) -> list[Abstraction]:
+                     include_history: bool = False, scope: str | None = None,
+                     ) -> list[Abstraction]:
         """Versions valid at ``as_of`` as believed at ``known_at`` (both default to now),
         most confident first; with ``include_history`` every version recorded by
-        ``known_at``, each lineage oldest first."""
+        ``known_at``, each lineage oldest first. Under a ``scope``: that scope's and the
+        user level's."""
         now = to_ms(self.clock()) or 0
         at = now if as_of is None else to_ms(as_of) or 0
         known = now if known_at is None else to_ms(known_at) or 0
         rows = [r for r in self.rows(user_id)
-                if visible(r, at, known, history=include_history)]
+                if visible(r, at, known, history=include_history)
+                and (scope is None or r.get("scope") in (None, scope))]
         if include_history:
             rows.sort(key=lambda r: (str(r.get("lineage")), *order_key(r)))
         else:
@@ -127,11 +130,12 @@ class Reflector:
 
     # ------------------------------------------------------------------ reflect
 
-    def reflect(self, user_id: str) -> ReflectResult:
-        """Bring the user's abstractions in line with their current relations."""
+    def reflect(self, user_id: str, scope: str | None = None) -> ReflectResult:
+        """Bring the user's abstractions in line with their current relations; with a
+        ``scope``, only the abstractions drawn from that scope's relations."""
         with self.lock:
             now = to_ms(self.clock()) or 0
-            patterns, writes, closes = self._decide(user_id, now)
+            patterns, writes, closes = self._decide(user_id, now, scope)
             plan = WritePlan(user_id=user_id, at=now)
             result = ReflectResult(patterns=len(patterns))
             for current in closes:
@@ -152,14 +156,19 @@ class Reflector:
         said = [p for p in parts if p]
         return "; ".join(said) if said else None
 
-    def _decide(self, user_id: str, now: int) -> tuple[
+    def _decide(self, user_id: str, now: int, scope: str | None = None) -> tuple[
             list[Pattern], list[tuple[Pattern, list[Row]]], list[list[Row]]]:
         """The patterns, which of them need a new version (with their lineage's versions)
-        and which lineages' current versions are to be closed with no successor."""
+        and which lineages' current versions are to be closed with no successor; with a
+        ``scope``, those of that scope only."""
         patterns = find_patterns(user_id, self.current_relations(user_id, now))
         by_lineage: dict[str, list[Row]] = {}
         for row in self.rows(user_id):
             by_lineage.setdefault(str(row.get("lineage") or ""), []).append(row)
+        if scope is not None:
+            patterns = [p for p in patterns if p.scope == scope]
+            by_lineage = {k: v for k, v in by_lineage.items()
+                          if any(r.get("scope") == scope for r in v)}
         writes: list[tuple[Pattern, list[Row]]] = []
         closes: list[list[Row]] = []
         seen: set[str] = set()
@@ -231,7 +240,7 @@ class Reflector:
                     "disputed": p.disputed, "evidenceKey": p.evidence_key(),
                     "sourceIds": sorted(s["id"] for s in cand.sources),
                     "supersedes": sorted(r["id"] for r in current),
-                    "disputes": [i for i in ids if i != ids[n]],
+                    "disputes": [i for i in ids if i != ids[n]], "scope": p.scope,
                     "importance": self.importance.for_category(p.kind), "accessCount": 0,
                     "engine": "llm" if drafted else "rules",
                     "embeddingModel": self.embedder.model_id,

@@ -48,17 +48,24 @@ class Statement:
     # so a statement naming an entity by an alias joins that entity's slot.
     subject_key: str = ""
     object_key: str = ""
+    #: a project or workspace: its slots are its own (None: the user level)
+    scope: str | None = None
+    session_id: str | None = None  # of the first statement that made the relation
 
     def group(self, user_id: str) -> str:
         """The key of the group this statement competes in."""
         return group_key(user_id, self.subject_key or self.subject, self.predicate,
-                         self.category, self.exclusive, self.object_key or self.object)
+                         self.category, self.exclusive, self.object_key or self.object,
+                         self.scope)
 
 
 def group_key(user_id: str, subject: str, predicate: str, category: str, exclusive: bool,
-              obj: str) -> str:
+              obj: str, scope: str | None = None) -> str:
+    """A slot's key; a scope has slots of its own ("prefers tabs" in one project does not
+    supersede "prefers spaces" in another), the user level's keys name no scope."""
     slot = f"x:{normalize(category)}" if exclusive else f"o:{normalize(obj)}"
-    return make_id("grp", user_id, normalize(subject), normalize(predicate), slot)
+    return make_id("grp", user_id, normalize(subject), normalize(predicate), slot,
+                   *([f"scope:{scope}"] if scope else []))
 
 
 def embedding_text(statement: str, category: str) -> str:
@@ -193,6 +200,7 @@ def _new_props(node: DesiredNode, template: Statement, display: dict[str, tuple[
         "validFrom": node.start, "validUntil": node.end,
         "recordedAt": now, "expiredAt": None, "status": node.status.value,
         "groupKey": key, "forgottenAt": None,
+        "scope": template.scope, "sessionId": template.session_id,
         "sourceRefs": sorted({c.source_ref for c in node.claims if c.source_ref}),
         "episodeIds": sorted({c.episode_id for c in node.claims if c.episode_id}),
         "claims": json.dumps([c.to_json() for c in _sorted(node.claims)]),
@@ -290,6 +298,7 @@ def relation_from_row(row: Row, *, known_at: int | None = None,
         status=status, group_key=row["groupKey"], forgotten_at=from_ms(row.get("forgottenAt")),
         source_refs=list(row.get("sourceRefs") or []),
         episode_ids=list(row.get("episodeIds") or []),
+        scope=row.get("scope"), session_id=row.get("sessionId"),
         access_count=int(row.get("accessCount") or 0),
         last_accessed_at=from_ms(row.get("lastAccessedAt")),
         embedding_model=row.get("embeddingModel"),

@@ -207,7 +207,8 @@ class MemoryService:
                 confidence=0.9 if d.confidence is None else d.confidence,
                 importance=self.lifecycle.model.for_category(d.category or "fact")
                 if d.importance is None else d.importance,
-                statement=d.statement, source_ref=d.source_ref, episode_id=None)
+                statement=d.statement, source_ref=d.source_ref, episode_id=None,
+                scope=d.scope, session_id=d.session_id)
                 for d in batch]
             results = self._write_statements(plan, statements)
             self.apply(plan)
@@ -306,7 +307,8 @@ class MemoryService:
                         importance=self.lifecycle.model.for_category(rel.category),
                         statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
                         stop=rel.stop, subject_type=types.get(rel.subject, "thing"),
-                        object_type=types.get(rel.object, "thing"), aliases=aliases)
+                        object_type=types.get(rel.object, "thing"), aliases=aliases,
+                        scope=p.scope, session_id=p.session_id)
                     per_episode[p.id].append(len(statements))
                     statements.append(st)
                     mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
@@ -358,7 +360,8 @@ class MemoryService:
         return {"id": p.id, "userId": p.user_id, "createdAt": at, "content": p.content,
                 "kind": p.kind, "role": p.role, "speaker": p.speaker,
                 "speakerFrom": p.speaker_from,
-                "sessionId": p.session_id, "occurredAt": to_ms(p.occurred_at),
+                "sessionId": p.session_id, "scope": p.scope,
+                "occurredAt": to_ms(p.occurred_at),
                 "recordedAt": at, "source": p.source, "sourceRef": p.source_ref,
                 "forgottenAt": None, "accessCount": 0,
                 "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION}
@@ -414,7 +417,7 @@ class MemoryService:
                    importance: float, statement: str | None, source_ref: str | None,
                    episode_id: str | None, stop: bool = False, subject_type: str = "thing",
                    object_type: str = "thing", aliases: dict[str, list[str]] | None = None,
-                   ) -> Statement:
+                   scope: str | None = None, session_id: str | None = None) -> Statement:
         aliases = aliases or {}
         subj = entities.resolve(plan, subject, subject_type, aliases.get(subject))
         objr = entities.resolve(plan, obj, object_type, aliases.get(obj))
@@ -427,7 +430,7 @@ class MemoryService:
                          exclusive=exclusive, claim=claim,
                          statement=statement or default_statement(subject, predicate, obj),
                          importance=importance, subject_key=normalize(subj.name),
-                         object_key=normalize(objr.name))
+                         object_key=normalize(objr.name), scope=scope, session_id=session_id)
 
     def _write_statements(self, plan: WritePlan,
                           statements: list[Statement]) -> list[str | None]:
@@ -460,7 +463,8 @@ class MemoryService:
                   predicate: str | None = None, object: str | None = None,
                   as_of: datetime | None = None, known_at: datetime | None = None,
                   include_history: bool = False, limit: int = 1000,
-                  newest_first: bool | None = None) -> list[Relation]:
+                  newest_first: bool | None = None, scope: str | None = None,
+                  session_id: str | None = None) -> list[Relation]:
         """Relations valid at ``as_of`` as believed at ``known_at`` (both default to now),
         newest first.
 
@@ -471,13 +475,14 @@ class MemoryService:
         return self.relations_page(
             user_id, subject=subject, predicate=predicate, object=object, as_of=as_of,
             known_at=known_at, include_history=include_history, limit=limit,
-            newest_first=newest_first).items
+            newest_first=newest_first, scope=scope, session_id=session_id).items
 
     def relations_page(self, user_id: str, *, subject: str | None = None,
                        predicate: str | None = None, object: str | None = None,
                        as_of: datetime | None = None, known_at: datetime | None = None,
                        include_history: bool = False, limit: int = 100,
                        newest_first: bool | None = None, after: str | None = None,
+                       scope: str | None = None, session_id: str | None = None,
                        ) -> RelationPage:
         """One page of ``relations``, filtered, ordered and cut in the store's query;
         ``after``: the previous page's ``next_cursor``."""
@@ -492,7 +497,9 @@ class MemoryService:
                            newest_first=newest_first, after=after, limit=limit)
         filters = {"subject": normalize(subject) if subject else None,
                    "predicate": normalize(predicate) if predicate else None,
-                   "obj": normalize(object) if object else None}
+                   "obj": normalize(object) if object else None,
+                   "scope": check_id(scope, "scope", required=False),
+                   "session_id": check_id(session_id, "sessionId", required=False)}
         return fetch_page(self.store, user_id, query,
                           lambda q: self.store.relations(user_id, page=q, **filters))
 
@@ -550,23 +557,27 @@ class MemoryService:
 
     # ------------------------------------------------------------------ abstractions
 
-    def reflect(self, user_id: str) -> ReflectResult:
-        """Draw or re-version the user's abstractions from their current relations."""
+    def reflect(self, user_id: str, scope: str | None = None) -> ReflectResult:
+        """Draw or re-version the user's abstractions from their current relations (with
+        a ``scope``: only those drawn from that scope's relations)."""
         user_id = self._existing_user(user_id)
-        return self.reflector.reflect(user_id)
+        return self.reflector.reflect(user_id, check_id(scope, "scope", required=False))
 
     def _reflect_in_background(self, user_id: str) -> None:
         self.reflector.reflect(user_id)
 
     def abstractions(self, user_id: str, *, as_of: datetime | None = None,
                      known_at: datetime | None = None,
-                     include_history: bool = False) -> list[Abstraction]:
+                     include_history: bool = False,
+                     scope: str | None = None) -> list[Abstraction]:
         """The user's abstractions valid at ``as_of`` as believed at ``known_at`` (both
-        default to now); with ``include_history`` every version."""
+        default to now); with ``include_history`` every version; under a ``scope``, that
+        scope's and the user level's."""
         user_id = self._existing_user(user_id)
         as_of, known_at = check_instant(as_of, "asOf"), check_instant(known_at, "knownAt")
         return self.reflector.abstractions(user_id, as_of=as_of, known_at=known_at,
-                                           include_history=include_history)
+                                           include_history=include_history,
+                                           scope=check_id(scope, "scope", required=False))
 
     # ------------------------------------------------------------------ events
 
@@ -640,7 +651,7 @@ def episode_from_row(row: Row) -> Episode:
     return Episode(id=row["id"], user_id=row["userId"], created_at=from_ms(row["createdAt"]),
                    content=row["content"], kind=row.get("kind") or "message",
                    role=row.get("role"), speaker=row.get("speaker"),
-                   session_id=row.get("sessionId") or "default",
+                   session_id=row.get("sessionId") or "default", scope=row.get("scope"),
                    occurred_at=from_ms(row["occurredAt"]), recorded_at=from_ms(row["recordedAt"]),
                    source=row.get("source"), source_ref=row.get("sourceRef"),
                    forgotten_at=from_ms(row.get("forgottenAt")),

@@ -46,7 +46,7 @@ from graphmem.inputs import bad_char, check_id
 from graphmem.model import SCHEMA_VERSION, instant_in_range, to_ms, utcnow
 from graphmem.relations import belief_of
 from graphmem.service import MemoryService
-from graphmem.store.base import EDGE_ENDS, VERSION_EDGES, NodeWrite, Row, WritePlan
+from graphmem.store.base import EDGE_ENDS, VERSION_EDGES, NodeWrite, Row, Store, WritePlan
 
 FORMAT = "graphmem-export"
 VERSION = 1
@@ -104,42 +104,74 @@ class TransferSummary:
         return text
 
 
-def export_user(service: MemoryService, user_id: str, out: IO[str]) -> TransferSummary:
-    """Write every node and edge of ``user_id`` as JSONL to ``out``."""
+def export_user(service: MemoryService, user_id: str, out: IO[str],
+                scope: str | None = None) -> TransferSummary:
+    """Write every node and edge of ``user_id`` as JSONL to ``out``; with a ``scope``, the
+    episodes, relations and abstractions of that scope (not the user level's), the entities
+    they name and the edges among them."""
     user_id = check_id(user_id, "userId") or ""
+    scope = check_id(scope, "scope", required=False)
     store = service.store
     summary = TransferSummary(user_id)
     header = {"type": "header", "format": FORMAT, "version": VERSION, "userId": user_id,
               "exportedAt": to_ms(utcnow()), "graphmemVersion": __version__,
               "schemaVersion": SCHEMA_VERSION, "store": store.name,
               "embeddingModel": service.embedder.model_id, "embeddings": "recomputed on import"}
+    keep = None if scope is None else _scope_ids(store, user_id, scope)
+    if scope is not None:
+        header["scope"] = scope
     out.write(_dump(header))
     for label in LABELS:
         count, skip = 0, 0
         while True:
             rows = store.export_nodes(label, user_id, skip, _PAGE)
             for row in rows:
-                out.write(_dump({"type": "node", "label": label, "props": row}))
-            count += len(rows)
+                if keep is None or row["id"] in keep:
+                    out.write(_dump({"type": "node", "label": label, "props": row}))
+                    count += 1
             if len(rows) < _PAGE:
                 break
             skip += _PAGE
         summary.nodes[label] = count
     for edge in EDGE_ENDS:
-        rows = store.export_edges(edge, user_id)
+        rows = _kept(store.export_edges(edge, user_id), keep)
         for row in rows:
             out.write(_dump({"type": "edge", "edge": edge, "src": row["src"], "dst": row["dst"],
                              "props": row.get("props") or {}}))
         summary.edges[edge] = len(rows)
     for label in _SAME_LABEL:
         for edge in VERSION_EDGES:
-            rows = store.export_edges(edge, user_id, ends=(label, label))
+            rows = _kept(store.export_edges(edge, user_id, ends=(label, label)), keep)
             for row in rows:
                 out.write(_dump({"type": "edge", "edge": edge, "ends": [label, label],
                                  "src": row["src"], "dst": row["dst"],
                                  "props": row.get("props") or {}}))
             summary.edges[edge] = summary.edges.get(edge, 0) + len(rows)
     return summary
+
+
+def _scope_ids(store: Store, user_id: str, scope: str) -> set[str]:
+    """The ids a scope's export holds: its episodes, relations and abstractions, and the
+    entities its relations join or its episodes mention."""
+    keep: set[str] = set()
+    for label in ("Episode", "Relation", "Abstraction"):
+        skip = 0
+        while True:
+            rows = store.export_nodes(label, user_id, skip, _PAGE)
+            for row in rows:
+                if row.get("scope") == scope:
+                    keep.add(row["id"])
+                    keep.update(str(row[k]) for k in ("subjectId", "objectId") if row.get(k))
+            if len(rows) < _PAGE:
+                break
+            skip += _PAGE
+    keep.update(str(e["dst"]) for e in store.export_edges("MENTIONS", user_id)
+                if e["src"] in keep)
+    return keep
+
+
+def _kept(rows: list[Row], keep: set[str] | None) -> list[Row]:
+    return rows if keep is None else [r for r in rows if r["src"] in keep and r["dst"] in keep]
 
 
 def _ends(rec: dict[str, Any]) -> tuple[str, str]:

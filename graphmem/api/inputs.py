@@ -38,6 +38,9 @@ class EpisodeInput:
     role: str | None = strawberry.field(default=None, description="role of a content episode")
     speaker: str | None = strawberry.field(default=None,
                                            description="speaker of a content episode")
+    scope: str | None = strawberry.field(
+        default=None, description="a project or workspace it belongs to; none: the user "
+                                  "level, seen from every scope")
 
     def to_model(self) -> EpisodeIn:
         return EpisodeIn(
@@ -46,7 +49,7 @@ class EpisodeInput:
             else None,
             session_id=None if self.session_id is None else str(self.session_id),
             source=self.source, source_ref=self.source_ref, kind=self.kind, role=self.role,
-            speaker=self.speaker)
+            speaker=self.speaker, scope=self.scope)
 
 
 @strawberry.input(description="One statement, subject - predicate - object.")
@@ -69,13 +72,19 @@ class RelationInput:
     statement: str | None = strawberry.field(default=None,
                                              description="a readable sentence for it")
     source_ref: str | None = None
+    scope: str | None = strawberry.field(
+        default=None, description="a project or workspace (its exclusive slots are its "
+                                  "own); none: the user level, seen from every scope")
+    session_id: strawberry.ID | None = None
 
     def to_model(self) -> RelationIn:
         return RelationIn(
             user_id=str(self.user_id), subject=self.subject, predicate=self.predicate,
             object=self.object, valid_from=self.valid_from, valid_until=self.valid_until,
             exclusive=self.exclusive, confidence=self.confidence, importance=self.importance,
-            category=self.category, source_ref=self.source_ref, statement=self.statement)
+            category=self.category, source_ref=self.source_ref, statement=self.statement,
+            scope=self.scope,
+            session_id=None if self.session_id is None else str(self.session_id))
 
 
 @strawberry.input(description="A half-open time range [start, end).")
@@ -101,6 +110,10 @@ class RecallInput:
     include_history: bool = strawberry.field(
         default=False, description="also return superseded / closed relations")
     hops: int = strawberry.field(default=2, description="graph expansion depth, 0..3")
+    scope: str | None = strawberry.field(
+        default=None, description="only this scope's memories and the user level's")
+    session_id: strawberry.ID | None = strawberry.field(
+        default=None, description="only episodes and relations of this session")
 
     def to_model(self) -> RecallIn:
         return RecallIn(
@@ -109,4 +122,5 @@ class RecallInput:
             between=(self.between.start, self.between.end) if self.between else None,
             limit=self.limit, kinds=[k.to_model() for k in self.kinds] if self.kinds else None,
             reference_time=self.reference_time, include_history=self.include_history,
-            hops=self.hops)
+            hops=self.hops, scope=self.scope,
+            session_id=None if self.session_id is None else str(self.session_id))

@@ -7,7 +7,7 @@ from enum import Enum
 
 import strawberry
 
-from graphmem import _events, lifecycle
+from graphmem import _events, _gc, lifecycle
 from graphmem.api.scalars import MemoryKind
 
 
@@ -106,7 +106,7 @@ class GcItem:
     reason: str | None = strawberry.field(description="why it was kept, if it was")
 
     @classmethod
-    def from_model(cls, g: lifecycle.GcItem) -> GcItem:
+    def from_model(cls, g: _gc.GcItem) -> GcItem:
         return cls(id=strawberry.ID(g.id), kind=MemoryKind.from_model(g.kind), text=g.text,
                    category=g.category, importance=g.importance,
                    last_reviewed_at=g.last_reviewed_at, reason=g.reason)
@@ -128,7 +128,7 @@ class GcReport:
     warnings: list[str]
 
     @classmethod
-    def from_model(cls, r: lifecycle.GcReport) -> GcReport:
+    def from_model(cls, r: _gc.GcReport) -> GcReport:
         return cls(dry_run=r.dry_run, threshold=r.threshold,
                    kinds=[MemoryKind.from_model(k) for k in r.kinds], scanned=r.scanned,
                    candidates=[GcItem.from_model(i) for i in r.candidates],

@@ -53,14 +53,16 @@ async def _relation_page(info: Info, user_id: strawberry.ID, subject: str | None
                          predicate: str | None, object: str | None, as_of: datetime | None,
                          known_at: datetime | None, include_history: bool, first: int,
                          newest_first: bool | None, after: str | None,
-                         first_field: str = "first") -> RelationPage:
+                         first_field: str = "first", scope: str | None = None,
+                         session_id: strawberry.ID | None = None) -> RelationPage:
     ctx = info.context
     ctx.authorize(str(user_id))
     _check_limit(first, first_field, MAX_RELATIONS)
     page = await ctx.run(ctx.service.relations_page, str(user_id), subject=subject,
                          predicate=predicate, object=object, as_of=as_of, known_at=known_at,
                          include_history=include_history, limit=first,
-                         newest_first=newest_first, after=after)
+                         newest_first=newest_first, after=after, scope=scope,
+                         session_id=None if session_id is None else str(session_id))
     return RelationPage.from_model(page, known_at)
 
 
@@ -76,15 +78,18 @@ class Query:
     @strawberry.field(description="Relations valid at asOf as believed at knownAt (both default "
                                   "to now), newest first; with includeHistory every version, "
                                   "oldest first (newestFirst chooses). The first `limit`; "
-                                  "relationPage pages through all of them.")
+                                  "relationPage pages through all of them. scope: that "
+                                  "scope's relations and the user level's (no scope); "
+                                  "sessionId: those first stated in that session.")
     async def relations(self, info: Info, user_id: strawberry.ID, subject: str | None = None,
                         predicate: str | None = None, object: str | None = None,
                         as_of: datetime | None = None, known_at: datetime | None = None,
                         include_history: bool = False, limit: int = 100,
-                        newest_first: bool | None = None) -> list[Relation]:
+                        newest_first: bool | None = None, scope: str | None = None,
+                        session_id: strawberry.ID | None = None) -> list[Relation]:
         page = await _relation_page(info, user_id, subject, predicate, object, as_of,
                                     known_at, include_history, limit, newest_first, None,
-                                    first_field="limit")
+                                    first_field="limit", scope=scope, session_id=session_id)
         return page.items
 
     @strawberry.field(description="A page of `relations`; pass nextCursor as `after` for the "
@@ -94,9 +99,11 @@ class Query:
                             object: str | None = None, as_of: datetime | None = None,
                             known_at: datetime | None = None, include_history: bool = False,
                             first: int = 100, newest_first: bool | None = None,
-                            after: str | None = None) -> RelationPage:
+                            after: str | None = None, scope: str | None = None,
+                            session_id: strawberry.ID | None = None) -> RelationPage:
         return await _relation_page(info, user_id, subject, predicate, object, as_of,
-                                    known_at, include_history, first, newest_first, after)
+                                    known_at, include_history, first, newest_first, after,
+                                    scope=scope, session_id=session_id)
 
     @strawberry.field(description="One relation by id, as believed at knownAt.")
     async def relation(self, info: Info, user_id: strawberry.ID, id: strawberry.ID,
@@ -116,14 +123,17 @@ class Query:
 
     @strawberry.field(description="Abstractions valid at asOf as believed at knownAt (both "
                                   "default to now), most confident first; with "
-                                  "includeHistory every version, each line oldest first.")
+                                  "includeHistory every version, each line oldest first. "
+                                  "scope: that scope's and the user level's.")
     async def abstractions(self, info: Info, user_id: strawberry.ID,
                            as_of: datetime | None = None, known_at: datetime | None = None,
-                           include_history: bool = False) -> list[Abstraction]:
+                           include_history: bool = False,
+                           scope: str | None = None) -> list[Abstraction]:
         ctx = info.context
         ctx.authorize(str(user_id))
         found = await ctx.run(ctx.service.abstractions, str(user_id), as_of=as_of,
-                              known_at=known_at, include_history=include_history)
+                              known_at=known_at, include_history=include_history,
+                              scope=scope)
         return [Abstraction.from_model(a) for a in found]
 
     @strawberry.field(description="What changed in the user's memory at or after since "
@@ -226,11 +236,13 @@ class Mutation:
 
     @strawberry.mutation(description="Draw abstractions from the user's current relations; "
                                      "returns the new or re-versioned ones (and those whose "
-                                     "evidence no longer holds, closed).")
-    async def reflect(self, info: Info, user_id: strawberry.ID) -> list[Abstraction]:
+                                     "evidence no longer holds, closed). A pattern never "
+                                     "mixes scopes; scope: reflect that scope only.")
+    async def reflect(self, info: Info, user_id: strawberry.ID,
+                      scope: str | None = None) -> list[Abstraction]:
         ctx = info.context
         ctx.authorize(str(user_id))
-        result = await ctx.run(ctx.service.reflect, str(user_id))
+        result = await ctx.run(ctx.service.reflect, str(user_id), scope)
         return [Abstraction.from_model(a) for a in result.changed]
 
     @strawberry.mutation(description="Feedback on a memory: HELPFUL raises its importance "
@@ -278,18 +290,22 @@ class Mutation:
                                      "when it happened, others by when they were recorded). "
                                      "sessionId: every episode of that session, whatever its "
                                      "importance (delete a session; what was learned from it "
-                                     "stays).")
+                                     "stays). scope: every memory of that scope among kinds, "
+                                     "whatever its importance (delete a project; the user "
+                                     "level is in no scope).")
     async def gc(self, info: Info, user_id: strawberry.ID, dry_run: bool = True,
                  kinds: list[MemoryKind] | None = None, max_importance: float | None = None,
                  limit: int = 1000, older_than: datetime | None = None,
-                 session_id: strawberry.ID | None = None) -> GcReport:
+                 session_id: strawberry.ID | None = None,
+                 scope: str | None = None) -> GcReport:
         ctx = info.context
         ctx.authorize(str(user_id))
         report = await ctx.run(ctx.service.lifecycle.gc, str(user_id), dry_run=dry_run,
                                kinds=[k.to_model() for k in kinds] if kinds else None,
                                max_importance=max_importance, limit=limit,
                                older_than=older_than,
-                               session_id=None if session_id is None else str(session_id))
+                               session_id=None if session_id is None else str(session_id),
+                               scope=scope)
         return GcReport.from_model(report)
 
     @strawberry.mutation(description="Bring a forgotten memory back unchanged; true if it was "

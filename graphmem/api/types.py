@@ -57,6 +57,8 @@ class Episode:
     forgotten_at: datetime | None
     status: MemoryStatus
     embedding_model: str | None
+    scope: str | None = strawberry.field(
+        default=None, description="its project or workspace; null: the user level")
 
     @classmethod
     def from_model(cls, m: model.Episode) -> Episode:
@@ -66,7 +68,7 @@ class Episode:
                    recorded_at=m.recorded_at, source=m.source, source_ref=m.source_ref,
                    forgotten_at=m.forgotten_at,
                    status=MemoryStatus.FORGOTTEN if m.forgotten_at else MemoryStatus.ACTIVE,
-                   embedding_model=m.embedding_model)
+                   embedding_model=m.embedding_model, scope=m.scope)
 
 
 @strawberry.type(description="Why a name was linked to an entity it does not spell.")
@@ -158,6 +160,11 @@ class Relation:
     access_count: int
     node: strawberry.Private[model.Relation]
     known_at: strawberry.Private[datetime | None]
+    scope: str | None = strawberry.field(
+        default=None, description="its project or workspace (its slots are its own); null: "
+                                  "the user level")
+    session_id: strawberry.ID | None = strawberry.field(
+        default=None, description="the session that first stated it, if one did")
 
     @classmethod
     def from_model(cls, m: model.Relation, known_at: datetime | None = None) -> Relation:
@@ -168,7 +175,8 @@ class Relation:
                    expired_at=m.expired_at, status=MemoryStatus.from_model(m.status),
                    confidence=m.confidence, importance=m.importance,
                    forgotten_at=m.forgotten_at, source_refs=list(m.source_refs),
-                   access_count=m.access_count, node=m, known_at=known_at)
+                   access_count=m.access_count, node=m, known_at=known_at, scope=m.scope,
+                   session_id=None if m.session_id is None else strawberry.ID(m.session_id))
 
     async def _neighbours(self, info: Info, ids: list[str]) -> list[Relation]:
         k = to_ms(self.known_at)
@@ -258,6 +266,8 @@ class Abstraction:
     supersedes: list[MemoryRef] = strawberry.field(description="the versions it replaced")
     disputes: list[MemoryRef] = strawberry.field(
         description="versions drawn from evidence that disagrees with its own")
+    scope: str | None = strawberry.field(
+        default=None, description="the scope its sources are in; null: the user level")
 
     @classmethod
     def from_model(cls, m: model.Abstraction) -> Abstraction:
@@ -268,7 +278,7 @@ class Abstraction:
                    valid_from=m.valid_from, valid_until=m.valid_until,
                    recorded_at=m.recorded_at, expired_at=m.expired_at,
                    supersedes=[MemoryRef.of(i) for i in m.supersedes_ids],
-                   disputes=[MemoryRef.of(i) for i in m.disputes_ids])
+                   disputes=[MemoryRef.of(i) for i in m.disputes_ids], scope=m.scope)
 
 
 # --------------------------------------------------------------------------- recall

@@ -64,6 +64,7 @@ class EpisodeInput(_Input):
     kind: str | None = None
     role: str | None = None
     speaker: str | None = None
+    scope: str | None = None
 
 
 class RelationInput(_Input):
@@ -81,6 +82,8 @@ class RelationInput(_Input):
     category: str | None = None
     statement: str | None = None
     source_ref: str | None = None
+    scope: str | None = None
+    session_id: str | None = None
 
 
 # --------------------------------------------------------------------------- results
@@ -124,6 +127,8 @@ class Relation(_Wire):
     superseded_by: list[MemoryRef] = Field(default_factory=list)
     disputes: list[MemoryRef] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
+    scope: str | None = None
+    session_id: str | None = None
 
 
 class Episode(_Wire):
@@ -141,6 +146,7 @@ class Episode(_Wire):
     forgotten_at: datetime | None = None
     status: MemoryStatus
     embedding_model: str | None = None
+    scope: str | None = None
 
 
 class EntityResolution(_Wire):
@@ -182,6 +188,7 @@ class Abstraction(_Wire):
     sources: list[MemoryRef] = Field(default_factory=list)
     supersedes: list[MemoryRef] = Field(default_factory=list)
     disputes: list[MemoryRef] = Field(default_factory=list)
+    scope: str | None = None
 
 
 class AddEpisodeResult(_Wire):

@@ -33,15 +33,15 @@ _REF = "{ id kind }"
 _SOURCE = "{ id sourceRef occurredAt }"
 RELATION_FIELDS = f"""id userId subject predicate object statement category exclusive
   validFrom validUntil recordedAt expiredAt status confidence importance forgottenAt
-  sourceRefs accessCount supersedes {{ id }} supersededBy {{ id }} disputes {{ id }}
+  sourceRefs accessCount scope sessionId supersedes {{ id }} supersededBy {{ id }} disputes {{ id }}
   sources {_SOURCE}"""
 EPISODE_FIELDS = """id userId sessionId content kind role speaker occurredAt recordedAt source
-  sourceRef forgottenAt status embeddingModel"""
+  sourceRef forgottenAt status embeddingModel scope"""
 ENTITY_FIELDS = """id userId name type aliases summary createdAt forgottenAt status
   resolutions { name matched score method at }"""
 ABSTRACTION_FIELDS = f"""id conclusion conditions confidence version status kind createdAt
   validFrom validUntil recordedAt expiredAt sources {_REF} supersedes {_REF}
-  disputes {_REF}"""
+  disputes {_REF} scope"""
 PAYLOAD_FIELDS = f"""episode {{ {EPISODE_FIELDS} }} relations {{ {RELATION_FIELDS} }}
   entities {{ {ENTITY_FIELDS} }} engine error redacted duplicate skippedLowConfidence"""
 RECALL_FIELDS = f"""items {{ kind id text score
@@ -55,10 +55,11 @@ STATS_FIELDS = """userId episodes entities relations abstractions forgotten
 
 _RELATION_FILTER_VARS = ("$userId: ID!, $subject: String, $predicate: String, $object: String, "
                          "$asOf: DateTime, $knownAt: DateTime, $includeHistory: Boolean!, "
-                         "$newestFirst: Boolean")
+                         "$newestFirst: Boolean, $scope: String, $sessionId: ID")
 _RELATION_FILTER_ARGS = ("userId: $userId, subject: $subject, predicate: $predicate, "
                          "object: $object, asOf: $asOf, knownAt: $knownAt, "
-                         "includeHistory: $includeHistory, newestFirst: $newestFirst")
+                         "includeHistory: $includeHistory, newestFirst: $newestFirst, "
+                         "scope: $scope, sessionId: $sessionId")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,8 @@ class RelationFilter(TypedDict, total=False):
     known_at: datetime | str | None
     include_history: bool
     newest_first: bool | None
+    scope: str | None  # that scope's and the user level's
+    session_id: str | None
 
 
 class RecallOptions(TypedDict, total=False):
@@ -119,6 +122,8 @@ class RecallOptions(TypedDict, total=False):
     kinds: Sequence[MemoryKind | str] | None
     include_history: bool
     hops: int
+    scope: str | None  # that scope's memories and the user level's
+    session_id: str | None  # only episodes and relations of that session
 
 
 class EpisodeOptions(TypedDict, total=False):
@@ -130,6 +135,7 @@ class EpisodeOptions(TypedDict, total=False):
     kind: str | None
     role: str | None
     speaker: str | None
+    scope: str | None
 
 
 class RelationOptions(TypedDict, total=False):
@@ -141,6 +147,8 @@ class RelationOptions(TypedDict, total=False):
     category: str | None
     statement: str | None
     source_ref: str | None
+    scope: str | None
+    session_id: str | None
 
 
 def _relation_vars(user_id: str, f: RelationFilter) -> dict[str, Any]:
@@ -148,7 +156,8 @@ def _relation_vars(user_id: str, f: RelationFilter) -> dict[str, Any]:
             "object": f.get("object"), "asOf": _iso(f.get("as_of")),
             "knownAt": _iso(f.get("known_at")),
             "includeHistory": bool(f.get("include_history", False)),
-            "newestFirst": f.get("newest_first")}
+            "newestFirst": f.get("newest_first"), "scope": f.get("scope"),
+            "sessionId": f.get("session_id")}
 
 
 # --------------------------------------------------------------------------- writes
@@ -209,9 +218,10 @@ def restore(user_id: str, memory_id: str) -> Op[bool]:
               {"userId": user_id, "id": memory_id}, "restore", bool, mutation=True)
 
 
-def reflect(user_id: str) -> Op[list[Abstraction]]:
-    return Op(f"mutation($userId: ID!) {{ reflect(userId: $userId) "
-              f"{{ {ABSTRACTION_FIELDS} }} }}", {"userId": user_id}, "reflect",
+def reflect(user_id: str, scope: str | None = None) -> Op[list[Abstraction]]:
+    return Op(f"mutation($userId: ID!, $scope: String) {{ reflect(userId: $userId, "
+              f"scope: $scope) {{ {ABSTRACTION_FIELDS} }} }}",
+              {"userId": user_id, "scope": scope}, "reflect",
               _list_of(Abstraction), mutation=True)
 
 
@@ -227,7 +237,8 @@ def recall(user_id: str, query: str, opts: RecallOptions) -> Op[RecallResult]:
         "between": {"start": _iso(between[0]), "end": _iso(between[1])} if between else None,
         "referenceTime": _iso(opts.get("reference_time")), "limit": opts.get("limit"),
         "kinds": [str(MemoryKind(str(k).upper())) for k in kinds] if kinds else None,
-        "includeHistory": opts.get("include_history"), "hops": opts.get("hops")})
+        "includeHistory": opts.get("include_history"), "hops": opts.get("hops"),
+        "scope": opts.get("scope"), "sessionId": opts.get("session_id")})
     return Op(f"query($input: RecallInput!) {{ recall(input: $input) {{ {RECALL_FIELDS} }} }}",
               {"input": variables}, "recall", _adapter(RecallResult))
 
@@ -261,12 +272,13 @@ def history(user_id: str, relation_id: str) -> Op[list[Relation]]:
 
 
 def abstractions(user_id: str, as_of: datetime | str | None, known_at: datetime | str | None,
-                 include_history: bool) -> Op[list[Abstraction]]:
-    return Op(f"query($userId: ID!, $asOf: DateTime, $knownAt: DateTime, $h: Boolean!) "
-              f"{{ abstractions(userId: $userId, asOf: $asOf, knownAt: $knownAt, "
-              f"includeHistory: $h) {{ {ABSTRACTION_FIELDS} }} }}",
+                 include_history: bool, scope: str | None = None) -> Op[list[Abstraction]]:
+    return Op(f"query($userId: ID!, $asOf: DateTime, $knownAt: DateTime, $h: Boolean!, "
+              f"$scope: String) {{ abstractions(userId: $userId, asOf: $asOf, "
+              f"knownAt: $knownAt, includeHistory: $h, scope: $scope) "
+              f"{{ {ABSTRACTION_FIELDS} }} }}",
               {"userId": user_id, "asOf": _iso(as_of), "knownAt": _iso(known_at),
-               "h": include_history}, "abstractions", _list_of(Abstraction))
+               "h": include_history, "scope": scope}, "abstractions", _list_of(Abstraction))
 
 
 def entities(user_id: str, name: str | None, limit: int, offset: int,

@@ -66,15 +66,17 @@ def importance(user_id: str, memory_id: str) -> Op[MemoryImportance]:
 
 def gc(user_id: str, dry_run: bool, kinds: Sequence[MemoryKind | str] | None,
        max_importance: float | None, limit: int,
-       older_than: datetime | str | None, session_id: str | None = None) -> Op[GcReport]:
+       older_than: datetime | str | None, session_id: str | None = None,
+       scope: str | None = None) -> Op[GcReport]:
     return Op(f"mutation($userId: ID!, $dryRun: Boolean!, $kinds: [MemoryKind!], "
-              f"$max: Float, $limit: Int!, $older: DateTime, $session: ID) {{ gc("
-              f"userId: $userId, dryRun: $dryRun, kinds: $kinds, maxImportance: $max, "
-              f"limit: $limit, olderThan: $older, sessionId: $session) {{ {GC_FIELDS} }} }}",
+              f"$max: Float, $limit: Int!, $older: DateTime, $session: ID, $scope: String) "
+              f"{{ gc(userId: $userId, dryRun: $dryRun, kinds: $kinds, maxImportance: $max, "
+              f"limit: $limit, olderThan: $older, sessionId: $session, scope: $scope) "
+              f"{{ {GC_FIELDS} }} }}",
               {"userId": user_id, "dryRun": dry_run,
                "kinds": [str(MemoryKind(str(k).upper())) for k in kinds] if kinds else None,
                "max": max_importance, "limit": limit, "older": _iso(older_than),
-               "session": session_id},
+               "session": session_id, "scope": scope},
               # a dry run changes nothing: only a real one is not sent twice
               "gc", _adapter(GcReport), mutation=not dry_run)
 

@@ -115,9 +115,10 @@ class GraphMemClient:
         """Bring a forgotten memory back; True if it was forgotten."""
         return self._run(ops.restore(user_id, memory_id))
 
-    def reflect(self, user_id: str) -> list[Abstraction]:
-        """Draw abstractions; the new, re-versioned and closed ones."""
-        return self._run(ops.reflect(user_id))
+    def reflect(self, user_id: str, scope: str | None = None) -> list[Abstraction]:
+        """Draw abstractions (of one scope with ``scope``); the new, re-versioned and
+        closed ones."""
+        return self._run(ops.reflect(user_id, scope))
 
     # ------------------------------------------------------------------ reads
 
@@ -157,8 +158,10 @@ class GraphMemClient:
 
     def abstractions(self, user_id: str, *, as_of: datetime | str | None = None,
                      known_at: datetime | str | None = None,
-                     include_history: bool = False) -> list[Abstraction]:
-        return self._run(ops.abstractions(user_id, as_of, known_at, include_history))
+                     include_history: bool = False,
+                     scope: str | None = None) -> list[Abstraction]:
+        return self._run(ops.abstractions(user_id, as_of, known_at, include_history,
+                                              scope))
 
     def entities(self, user_id: str, *, name: str | None = None, limit: int = 20,
                  offset: int = 0, include_forgotten: bool = False) -> EntityPage:
@@ -197,11 +200,12 @@ class GraphMemClient:
            kinds: Sequence[MemoryKind | str] | None = None,
            max_importance: float | None = None, limit: int = 1000,
            older_than: datetime | str | None = None,
-           session_id: str | None = None) -> GcReport:
+           session_id: str | None = None, scope: str | None = None) -> GcReport:
         """What gc would forget (``dry_run=True``, the default), or forget it;
-        ``session_id``: every episode of that session (delete a session)."""
+        ``session_id``: every episode of that session (delete a session); ``scope``:
+        every memory of that scope among ``kinds`` (delete a project)."""
         return self._run(life.gc(user_id, dry_run, kinds, max_importance, limit,
-                                 older_than, session_id))
+                                 older_than, session_id, scope))
 
     def events(self, user_id: str, since: datetime | str, *,
                until: datetime | str | None = None, after: str | None = None,

@@ -95,11 +95,13 @@ class CypherReads:
         return self._rows("relation_group", {"userId": user_id, "groupKey": group_key})
 
     def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
-                  obj: str | None, page: RelationPageQuery) -> list[Row]:
-        """One page of the user's relations (``relation_listed``), in the page's order."""
+                  obj: str | None, page: RelationPageQuery, scope: str | None = None,
+                  session_id: str | None = None) -> list[Row]:
+        """One page of the user's relations (``relation_listed``), in the page's order;
+        under a scope, that scope's and the user level's."""
         return self._rows("relations", {
             "userId": user_id, "subject": subject, "predicate": predicate, "object": obj,
-            **page.params()}, **page.slots())
+            "scope": scope, "sessionId": session_id, **page.params()}, **page.slots())
 
     def entity_relations(self, user_id: str, entity_id: str,
                          page: RelationPageQuery) -> list[Row]:

@@ -228,8 +228,10 @@ class Store(Protocol):
     def relation_group(self, user_id: str, group_key: str) -> list[Row]: ...
 
     def relations(self, user_id: str, *, subject: str | None, predicate: str | None,
-                  obj: str | None, page: RelationPageQuery) -> list[Row]:
-        """One page of the user's relations, filtered and ordered in the query."""
+                  obj: str | None, page: RelationPageQuery, scope: str | None = None,
+                  session_id: str | None = None) -> list[Row]:
+        """One page of the user's relations, filtered and ordered in the query; under a
+        scope, that scope's and the user level's; under a session, that session's."""
 
     def entity_relations(self, user_id: str, entity_id: str,
                          page: RelationPageQuery) -> list[Row]:
