@@ -23,6 +23,7 @@ from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
+from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
@@ -126,16 +127,23 @@ class MemoryService:
                                   importance=self.lifecycle.model)
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
+        #: pushes memory events to ``settings.webhook_url`` (None: webhooks off)
+        self.webhooks = WebhookDispatcher(settings, store, clock) \
+            if settings.webhook_url else None
 
     # ------------------------------------------------------------------ lifecycle
 
     def open(self) -> None:
         self.store.open()
+        if self.webhooks is not None:  # resumes what the last process left undelivered
+            self.webhooks.start()
 
     def close(self) -> None:
         try:
             self.reflections.close()
             self.reflector.close()
+            if self.webhooks is not None:  # after the last background write
+                self.webhooks.close()
             self.access.flush()
         finally:
             self.store.close()
@@ -145,6 +153,8 @@ class MemoryService:
         self.store.apply(plan)
         if plan.episodes or "Episode" in plan.updates:
             self._recaller.speakers.drop(plan.user_id)
+        if self.webhooks is not None:
+            self.webhooks.notify(plan.user_id)
 
     # ------------------------------------------------------------------ recall
 

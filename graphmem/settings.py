@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: personal-data kinds the guard detects (see ``graphmem.guard``)
@@ -127,6 +128,33 @@ class Settings(BaseSettings):
     insecure_no_auth: bool = False
     access_flush_s: float = 60.0
     access_flush_count: int = 100
+
+    # --- webhooks (graphmem._webhooks)
+    #: POST each user's memory events here (http or https); empty: no webhooks
+    webhook_url: str = ""
+    #: HMAC-SHA256 key of the ``X-Graphmem-Signature: sha256=<hex>`` header (empty: none)
+    webhook_secret: SecretStr = SecretStr("")
+    webhook_timeout_s: float = Field(default=10.0, gt=0.0, le=300.0)
+    #: failed attempts in a row after which a user's batch waits for the user's next write
+    #: or ``webhook_backoff_max_s`` (it is never dropped for failing)
+    webhook_max_attempts: int = Field(default=8, ge=1, le=100)
+    #: first retry delay; doubled per failure, jittered, capped at ``webhook_backoff_max_s``
+    webhook_backoff_s: float = Field(default=0.5, gt=0.0, le=3600.0)
+    webhook_backoff_max_s: float = Field(default=60.0, gt=0.0, le=3600.0)
+    #: how far behind the last delivered event each read starts again, so a write stamped
+    #: earlier but committed later (a relation waiting for the write lock, clock skew
+    #: between replicas) is still sent; what was sent is remembered and not sent again
+    webhook_lookback_s: float = Field(default=60.0, ge=0.0, le=86400.0)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError("webhook_url must be an http:// or https:// URL")
+        return value
 
     @property
     def vector_dim(self) -> int:
