@@ -107,7 +107,7 @@ def hooked(store: FalkorStore, clock: FakeClock, data_dir: Path, url: str,
                          clock=clock)
 
 
-def wait_for(check: Callable[[], object], timeout: float = 15.0) -> None:
+def wait_for(check: Callable[[], object], timeout: float = 60.0) -> None:
     end = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < end, "timed out"
