@@ -107,7 +107,7 @@ class RemoteMemory:
             messages=None if data.messages is None else [
                 {"role": m.role, "content": m.content, "name": m.name} for m in data.messages],
             session_id=data.session_id, source=data.source, source_ref=data.source_ref,
-            kind=data.kind, role=data.role, speaker=data.speaker)
+            kind=data.kind, role=data.role, speaker=data.speaker, scope=data.scope)
         return EpisodeResult(episode=_episode(r.episode), duplicate=r.duplicate,
                              relations=[_relation(x) for x in r.relations],
                              engine=r.engine, error=r.error, redacted=r.redacted,
@@ -120,7 +120,7 @@ class RemoteMemory:
             valid_from=data.valid_from, valid_until=data.valid_until,
             exclusive=data.exclusive, confidence=data.confidence,
             importance=data.importance, category=data.category, statement=data.statement,
-            source_ref=data.source_ref))
+            source_ref=data.source_ref, scope=data.scope, session_id=data.session_id))
 
     @_refusals
     def forget(self, user_id: str, memory_id: str) -> bool:
@@ -142,7 +142,7 @@ class RemoteMemory:
         r = self.client.recall(q.user_id, q.query, as_of=q.as_of, known_at=q.known_at,
                                between=q.between, reference_time=q.reference_time,
                                limit=q.limit, kinds=q.kinds, include_history=q.include_history,
-                               hops=q.hops)
+                               hops=q.hops, scope=q.scope, session_id=q.session_id)
         window = r.temporal_window
         return RecallResult(
             items=[RecallItem(
@@ -193,7 +193,8 @@ def _relation(r: RemoteRelation) -> Relation:
         statement=r.statement, category=r.category, exclusive=r.exclusive,
         confidence=r.confidence, importance=r.importance, valid_from=r.valid_from,
         valid_until=r.valid_until, recorded_at=r.recorded_at, expired_at=r.expired_at,
-        status=r.status, group_key="", forgotten_at=r.forgotten_at,
+        status=r.status, group_key="", forgotten_at=r.forgotten_at, scope=r.scope,
+        session_id=r.session_id,
         source_refs=r.source_refs, access_count=r.access_count,
         supersedes_ids=sorted(x.id for x in r.supersedes),
         superseded_by_ids=sorted(x.id for x in r.superseded_by),
@@ -206,7 +207,7 @@ def _episode(e: RemoteEpisode) -> Episode:
         "kind": e.kind, "role": e.role, "speaker": e.speaker, "session_id": e.session_id,
         "occurred_at": e.occurred_at, "recorded_at": e.recorded_at, "source": e.source,
         "source_ref": e.source_ref, "forgotten_at": e.forgotten_at,
-        "embedding_model": e.embedding_model})
+        "embedding_model": e.embedding_model, "scope": e.scope})
 
 
 def _abstraction(a: RemoteAbstraction, user_id: str) -> Abstraction:
@@ -215,4 +216,5 @@ def _abstraction(a: RemoteAbstraction, user_id: str) -> Abstraction:
         conditions=a.conditions, confidence=a.confidence, version=a.version, status=a.status,
         source_ids=[s.id for s in a.sources], kind=a.kind, valid_from=a.valid_from,
         valid_until=a.valid_until, recorded_at=a.recorded_at, expired_at=a.expired_at,
-        supersedes_ids=[s.id for s in a.supersedes], disputes_ids=[s.id for s in a.disputes])
+        supersedes_ids=[s.id for s in a.supersedes], disputes_ids=[s.id for s in a.disputes],
+        scope=a.scope)

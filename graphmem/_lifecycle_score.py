@@ -8,7 +8,8 @@ lifecycle use cases are in ``graphmem.lifecycle``).
   gains weight, with diminishing returns);
 * decay: ``x 0.5 ** (days since last review / half-life)``, where the last review is the
   last recall that returned it, else when it was recorded (seed: importance falls
-  exponentially with the time since it was last reviewed).
+  exponentially with the time since it was last reviewed). The half-life is one for every
+  memory unless the settings give a category (or its head, or its class) its own.
 
 Recency, the age of what a memory is about (``validFrom``, ``occurredAt``), is a separate
 recall term: an old fact recalled yesterday is fresh in this sense.
@@ -18,9 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphmem.store.base import Row
+
+if TYPE_CHECKING:
+    from graphmem.settings import Settings
 
 DAY_MS = 86_400_000
 
@@ -86,6 +91,7 @@ class Importance:
     reinforcement: float  # the factor use multiplies the base by (>= 1)
     decay: float  # the factor time since the last review multiplies it by (0..1]
     effective: float
+    half_life_days: float = 30.0  # the days without a review that halve it, by category
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +101,22 @@ class ImportanceModel:
     table: Mapping[str, float]
     half_life_days: float = 30.0
     reinforcement: float = 0.2
+    #: half-lives of their own, by category, head or class (the rest: ``half_life_days``)
+    half_lives: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, overrides: Mapping[str, float], half_life_days: float,
-           reinforcement: float) -> ImportanceModel:
-        table = {**DEFAULT_IMPORTANCE, **{k.strip().casefold(): float(v)
-                                          for k, v in overrides.items()}}
-        return cls(table, half_life_days, reinforcement)
+           reinforcement: float, half_lives: Mapping[str, float] | None = None
+           ) -> ImportanceModel:
+        table = {**DEFAULT_IMPORTANCE, **_keyed(overrides)}
+        return cls(table, half_life_days, reinforcement, _keyed(half_lives or {}))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ImportanceModel:
+        """The model the settings describe (``importance_*``)."""
+        return cls.of(settings.importance_by_category, settings.importance_half_life_days,
+                      settings.importance_reinforcement,
+                      settings.importance_half_life_by_category)
 
     def for_category(self, category: str) -> float:
         """The importance a new memory of ``category`` starts with."""
@@ -111,9 +126,19 @@ class ImportanceModel:
         """The importance a memory of ``label`` is weighed against in recall."""
         return self.for_category(REFERENCE_CATEGORY.get(label, "fact"))
 
-    def decay(self, last_reviewed_ms: int, now_ms: int) -> float:
+    def half_life(self, category: str) -> float:
+        """The days without a review that halve the importance of a memory of
+        ``category``: its own, its head's or its class's half-life if the settings give
+        one, else ``half_life_days`` (looked up as ``for_category`` looks up importance)."""
+        if not self.half_lives:
+            return self.half_life_days
+        return self.half_lives.get(importance_class(category, self.half_lives),
+                                   self.half_life_days)
+
+    def decay(self, last_reviewed_ms: int, now_ms: int,
+              half_life_days: float | None = None) -> float:
         days = max(0.0, (now_ms - last_reviewed_ms) / DAY_MS)
-        return 0.5 ** (days / self.half_life_days)
+        return 0.5 ** (days / (half_life_days or self.half_life_days))
 
     def of_row(self, label: str, row: Row, now_ms: int) -> Importance:
         """The importance of a stored memory (a row with its access count) at ``now_ms``."""
@@ -126,12 +151,17 @@ class ImportanceModel:
         recorded = int(row.get("recordedAt") or row.get("createdAt") or 0)
         last = max(recorded, int(row.get("lastAccessedAt") or 0))
         boost = 1.0 + self.reinforcement * math.log1p(count)
-        decay = self.decay(last, now_ms)
+        half_life = self.half_life(category)
+        decay = self.decay(last, now_ms, half_life)
         effective = min(1.0, base * boost) * decay
         return Importance(category=category, base=round(base, 6), adjust=round(adjust, 6),
                           access_count=count, last_reviewed_ms=last,
                           reinforcement=round(boost, 6), decay=round(decay, 6),
-                          effective=round(effective, 6))
+                          effective=round(effective, 6), half_life_days=half_life)
+
+
+def _keyed(values: Mapping[str, float]) -> dict[str, float]:
+    return {k.strip().casefold(): float(v) for k, v in values.items()}
 
 
 def confidence_of(row: Row) -> float | None:

@@ -45,6 +45,7 @@ class RelationOut(BaseModel):
     superseded_by: list[str] = Field(default_factory=list)
     disputes: list[str] = Field(default_factory=list)
     source_refs: list[str] = Field(default_factory=list)
+    scope: str | None = None
 
 
 class RecallHit(BaseModel):
@@ -120,7 +121,7 @@ def relation_out(r: Relation) -> RelationOut:
         valid_until=instant(r.valid_until), recorded_at=instant(r.recorded_at),
         expired_at=instant(r.expired_at), forgotten_at=instant(r.forgotten_at),
         supersedes=r.supersedes_ids, superseded_by=r.superseded_by_ids,
-        disputes=r.disputes_ids, source_refs=r.source_refs)
+        disputes=r.disputes_ids, source_refs=r.source_refs, scope=r.scope)
 
 
 def abstraction_out(a: Abstraction) -> AbstractionOut:

@@ -110,9 +110,7 @@ class Lifecycle(Collector):
         self._apply = apply
         self._lock = lock
         self.tracker = tracker
-        self.model = ImportanceModel.of(settings.importance_by_category,
-                                        settings.importance_half_life_days,
-                                        settings.importance_reinforcement)
+        self.model = ImportanceModel.from_settings(settings)
 
     # ------------------------------------------------------------------ importance
 

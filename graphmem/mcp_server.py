@@ -107,6 +107,10 @@ TimeArg = Annotated[str | None, Field(
     description="ISO-8601 date or date-time, e.g. 2024-03-01 or 2024-03-01T09:00:00Z "
                 "(UTC when no offset).")]
 IdArg = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^\S+$")]
+ScopeArg = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=200,
+    description="A project or workspace; reads see it and the user level. Omit it for the "
+                "user level (writes) or every scope (recall).")]
 
 
 class MessageArg(BaseModel):
@@ -248,6 +252,7 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
                 default=None, max_length=200,
                 description="Your own id for it (a message id), returned as provenance."
             )] = None,
+            scope: ScopeArg = None,
             user_id: UserArg = None) -> Annotated[CallToolResult, fmt.RememberOut]:
         user = t.user(ctx, user_id)
         if (content is None) == (messages is None):
@@ -258,7 +263,7 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
             user_id=user, occurred_at=when, content=content,
             messages=None if messages is None else [
                 MessageIn(role=m.role, content=m.content, name=m.name) for m in messages],
-            session_id=session_id, source_ref=source_ref, source="mcp")
+            session_id=session_id, source_ref=source_ref, source="mcp", scope=scope)
         result = await t.run(service.add_episode, episode)
         out = fmt.remember_out(result)
         return _result(fmt.remember_text(out, result.episode), out)
@@ -289,12 +294,13 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
             statement: Annotated[str | None, Field(
                 default=None, max_length=2000, description="A readable sentence for it.")
             ] = None,
+            scope: ScopeArg = None,
             user_id: UserArg = None) -> Annotated[CallToolResult, fmt.RelationsOut]:
         user = t.user(ctx, user_id)
         data = RelationIn(user_id=user, subject=subject, predicate=predicate, object=object,
                           valid_from=_time(valid_from, "valid_from"),
                           valid_until=_time(valid_until, "valid_until"), exclusive=exclusive,
-                          statement=statement, source_ref=None)
+                          statement=statement, source_ref=None, scope=scope)
         rel = await t.run(t.get_service().add_relation, data)
         out = fmt.RelationsOut(relations=[fmt.relation_out(rel)])
         return _result("Recorded:\n" + fmt.relation_line(rel), out)
@@ -303,7 +309,8 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
         "Search the user's memory. Returns the best matches, each with its id, kind, score, "
         "validity and sources, plus conflicts (facts that contradict each other). A time "
         "phrase in the query ('last year', 'in March 2024') is understood; as_of asks what "
-        "was true at a time, between restricts to a window."), annotations=read_only)
+        "was true at a time, between restricts to a window; scope reads one project's memories "
+        "and the user level's, session_id one session's."), annotations=read_only)
     async def recall(
             ctx: Context,
             query: Annotated[str, Field(min_length=1, max_length=2000,
@@ -315,6 +322,10 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
                 default=None, min_length=1, max_length=4,
                 description="Only these kinds of memory; default all.")] = None,
             limit: Annotated[int, Field(ge=1, le=50)] = 10,
+            scope: ScopeArg = None,
+            session_id: Annotated[str | None, Field(
+                default=None, min_length=1, max_length=200,
+                description="Only the episodes and facts of this session.")] = None,
             user_id: UserArg = None) -> Annotated[CallToolResult, fmt.RecallOut]:
         user = t.user(ctx, user_id)
         window = None
@@ -325,7 +336,7 @@ def build_mcp(get_service: Callable[[], Memory], *, episodes: Callable[[], Episo
             window = (start, end)
         q = RecallIn(user_id=user, query=query, as_of=_time(as_of, "as_of"), between=window,
                      limit=limit, kinds=[MemoryKind(k.upper()) for k in kinds] if kinds
-                     else None)
+                     else None, scope=scope, session_id=session_id)
         result = await t.run(t.get_service().recall, q)
         out = fmt.recall_out(result)
         return _result(fmt.recall_text(query, out), out)

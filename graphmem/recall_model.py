@@ -152,7 +152,7 @@ class Scores:
     graph: float = 0.0
     recency: float = 0.0
     importance: float = 0.0  # importance now: base x reinforcement x decay (0..1)
-    decay: float = 1.0  # the decay in it: 0.5 ** (days since last recalled / half-life)
+    decay: float = 1.0  # 0.5 ** (days since last recalled / its category's half-life)
     frequency: float = 0.0
     temporal: float = 0.0
     fused: float = 0.0

@@ -78,9 +78,7 @@ class Reflector:
             concluder = LLMConcluder(settings)
         self.concluder = concluder
         self.lock = threading.RLock()
-        self.importance = ImportanceModel.of(settings.importance_by_category,
-                                             settings.importance_half_life_days,
-                                             settings.importance_reinforcement)
+        self.importance = ImportanceModel.from_settings(settings)
 
     # ------------------------------------------------------------------ reads
 

@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         default_factory=dict)
     #: days without a recall after which a memory's importance has halved
     importance_half_life_days: float = Field(default=30.0, gt=0.0)
+    #: half-lives of their own, in days (> 0), by category (JSON), e.g. {"preference": 90,
+    #: "context": 14}; looked up as importance_by_category is (the category, its head, its
+    #: class; episodes and entities are context); the rest decay with
+    #: importance_half_life_days
+    importance_half_life_by_category: dict[
+        str, Annotated[float, Field(gt=0.0, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
     #: reinforcement by use: importance x (1 + this x ln(1 + times recalled)), at most 1
     importance_reinforcement: float = Field(default=0.2, ge=0.0, le=10.0)
     #: gc forgets memories whose importance now is below this

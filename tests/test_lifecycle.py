@@ -10,6 +10,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pydantic
 import pytest
 
 from graphmem.embed import HashingEmbedder
@@ -17,6 +18,7 @@ from graphmem.errors import InvalidInputError, NotFoundError
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn
 from graphmem.model import MemoryKind
 from graphmem.service import MemoryService
+from graphmem.settings import Settings
 from graphmem.store.base import EDGE_ENDS
 
 from .api_support import serve_api
@@ -82,6 +84,78 @@ def test_a_json_setting_changes_the_categories(store: Any, clock: FakeClock,
     assert service.lifecycle.importance(user, pref.id).importance.base == 0.95
     clock.tick(10 * DAY)
     assert service.lifecycle.importance(user, tool.id).importance.decay == 0.5
+
+
+HALF_LIFE = """query($u: ID!, $id: ID!) { importance(userId: $u, id: $id) {
+  category decay halfLifeDays effective } }"""
+
+
+def test_categories_can_have_half_lives_of_their_own(store: Any, clock: FakeClock,
+                                                     user: str) -> None:
+    settings = make_settings(
+        importance_half_life_by_category={"Preference": 90, "context": 14, "plan:trip": 7})
+    service = MemoryService(settings, store, HashingEmbedder(DIM), clock=clock)
+    pref = relate(service, user, "Neovim", "preference:editor", predicate="prefers",
+                  exclusive=True)
+    taste = relate(service, user, "spicy food", "taste")  # class preference
+    fact = relate(service, user, "Berlin", "identity", predicate="lives_in")  # no override
+    trip = relate(service, user, "Lisbon", "plan:trip", predicate="plans_to")  # itself
+    goal = relate(service, user, "a marathon", "plan:sport", predicate="plans_to")
+    ep = service.add_episode(EpisodeIn(user_id=user, occurred_at=T0,
+                                       content="We talked about the weather.")).episode
+    life = service.lifecycle.importance
+    days = 30
+    clock.tick(days * DAY)
+    want = {pref.id: 90, taste.id: 90, fact.id: 30, trip.id: 7, goal.id: 30, ep.id: 14}
+    now = {i: life(user, i).importance for i in want}
+    for i, half_life in want.items():
+        assert now[i].half_life_days == half_life
+        assert now[i].decay == pytest.approx(0.5 ** (days / half_life), abs=1e-6)
+    # after the same idle time the preference kept most of its importance, the context
+    # (an episode) lost most of its own
+    assert now[pref.id].decay > now[fact.id].decay > now[ep.id].decay
+    assert now[pref.id].effective == pytest.approx(0.9 * 0.5 ** (30 / 90), abs=1e-6)
+    assert now[ep.id].effective == pytest.approx(0.4 * 0.5 ** (30 / 14), abs=1e-6)
+    # gc forgets by it: the idle episode is below the threshold, the preference is not
+    below = {c.id for c in service.lifecycle.gc(
+        user, kinds=[MemoryKind.EPISODE, MemoryKind.RELATION]).candidates}
+    assert ep.id in below and pref.id not in below and taste.id not in below
+    with serve_api(service) as api:  # the importance query shows it
+        shown = [api.data(HALF_LIFE, {"u": user, "id": i})["importance"]
+                 for i in (fact.id, ep.id)]
+    assert [(s["halfLifeDays"], s["decay"]) for s in shown] == [
+        (30, 0.5), (14, round(0.5 ** (30 / 14), 6))]
+    # recall's breakdown shows the same decay (as it was before this recall reviewed it)
+    got = service.recall(_recall_in(user, "We talked about the weather.",
+                                    [MemoryKind.EPISODE]))
+    item = next(i for i in got.items if i.id == ep.id)
+    assert item.scores.decay == pytest.approx(0.5 ** (30 / 14), abs=1e-6)
+    got = service.recall(_recall_in(user, "Neovim", [MemoryKind.RELATION]))
+    item = next(i for i in got.items if i.id == pref.id)
+    assert item.scores.decay == pytest.approx(0.5 ** (30 / 90), abs=1e-6)
+
+
+def _recall_in(user: str, query: str, kinds: list[MemoryKind]) -> RecallIn:
+    return RecallIn(user_id=user, query=query, limit=50, kinds=kinds)
+
+
+@pytest.mark.parametrize("bad", [0, -3, "soon", None, float("inf"), [30]])
+def test_a_half_life_must_be_a_positive_number_of_days(bad: Any) -> None:
+    with pytest.raises(pydantic.ValidationError) as e:
+        make_settings(importance_half_life_by_category={"preference": bad})
+    assert "importance_half_life_by_category" in str(e.value)
+
+
+def test_half_lives_are_read_from_json_in_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_IMPORTANCE_HALF_LIFE_BY_CATEGORY",
+                       '{"preference": 90, "context": 14.5}')
+    assert Settings().importance_half_life_by_category == {"preference": 90.0,
+                                                           "context": 14.5}
+    for bad in ('{"preference": 0}', '{"lesson": -1}', '{"goal": "soon"}', "[90]"):
+        monkeypatch.setenv("GRAPHMEM_IMPORTANCE_HALF_LIFE_BY_CATEGORY", bad)
+        with pytest.raises(pydantic.ValidationError):
+            Settings()
 
 
 def test_recalled_memories_strengthen_and_recall_shows_importance_now(

@@ -109,6 +109,46 @@ async def _remember_recall_history(client: Client, user: str | None) -> None:
     await _ok(client, "abstractions", who)
 
 
+async def _scopes(client: Client, user: str | None) -> None:
+    """A memory remembered under a scope is recalled under that scope and with none, never
+    under another; the user level is recalled under every scope; session_id keeps one
+    session's episodes."""
+    who = {} if user is None else {"user_id": user}
+    tag = uuid.uuid4().hex[:8]
+    alpha, beta = f"alpha-{tag}", f"beta-{tag}"
+    fact = await _ok(client, "remember_fact", {
+        **who, "subject": "Ana", "predicate": "uses", "object": f"Zephyrdb{tag}",
+        "scope": alpha})
+    assert fact.structured_content["relations"][0]["scope"] == alpha
+    await _ok(client, "remember_fact", {**who, "subject": "Ana", "predicate": "uses",
+                                        "object": f"Zephyrkit{tag}"})  # the user level
+    said = await _ok(client, "remember", {
+        **who, "content": f"The Zephyr{tag} rollout in the alpha project went well.",
+        "scope": alpha, "session_id": f"s-{tag}"})
+    episode_id = said.structured_content["episode_id"]
+
+    async def found(query: str, **extra: Any) -> list[str]:
+        # entities belong to the user, not to a scope: episodes and relations are scoped
+        got = await _ok(client, "recall", {**who, "query": query, "limit": 50,
+                                           "kinds": ["episode", "relation"], **extra})
+        return [i["text"] for i in got.structured_content["items"]] + [
+            i["id"] for i in got.structured_content["items"]]
+
+    query = f"Zephyrdb{tag} Zephyrkit{tag} Zephyr{tag}"
+    mine = await found(query, scope=alpha)
+    assert any(f"Zephyrdb{tag}" in t for t in mine) and episode_id in mine
+    assert any(f"Zephyrkit{tag}" in t for t in mine)  # the user level is seen
+    other = await found(query, scope=beta)
+    assert not any(f"Zephyrdb{tag}" in t for t in other) and episode_id not in other
+    assert any(f"Zephyrkit{tag}" in t for t in other)
+    everything = await found(query)
+    assert any(f"Zephyrdb{tag}" in t for t in everything) and episode_id in everything
+    session = await found(query, session_id=f"s-{tag}", kinds=["episode"])
+    assert episode_id in session
+    assert episode_id not in await found(query, session_id=f"other-{tag}", kinds=["episode"])
+    assert "scope" in await _error(client, "recall", {**who, "query": "x", "scope": "x" * 201})
+
+
 async def _bad_arguments(client: Client, user: str | None) -> None:
     who = {} if user is None else {"user_id": user}
     assert "limit" in await _error(client, "recall", {**who, "query": "x", "limit": 500})
@@ -148,6 +188,7 @@ def test_stdio_session_remembers_recalls_and_reads_history(tmp_path: Path) -> No
             assert recall.output_schema is not None and recall.description
             await _remember_recall_history(client, None)
             await _remember_recall_history(client, "someone-else")
+            await _scopes(client, None)
             await _bad_arguments(client, None)
             facts = await client.read_resource("graphmem://users/ana/facts")
             assert "Berlin" in facts.contents[0].text  # type: ignore[union-attr]
@@ -183,6 +224,7 @@ def test_http_session_with_a_key_for_one_user(live: LiveApp) -> None:
         async with _http(live, "key-ana") as client:
             assert {t.name for t in (await client.list_tools()).tools} == TOOLS
             await _remember_recall_history(client, None)  # the key's one user
+            await _scopes(client, None)
             named = await _ok(client, "recall", {"query": "where does Ana live?",
                                                  "user_id": ANA})
             assert "Berlin" in _text(named)

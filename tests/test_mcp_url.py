@@ -22,7 +22,14 @@ from mcp import Client, StdioServerParameters
 from graphmem.client import GraphMemClient
 
 from .test_api_serve import child_env, free_port, graphmem_command
-from .test_mcp import TOOLS, _bad_arguments, _error, _remember_recall_history, _text
+from .test_mcp import (
+    TOOLS,
+    _bad_arguments,
+    _error,
+    _remember_recall_history,
+    _scopes,
+    _text,
+)
 
 RUN = uuid.uuid4().hex[:8]
 ANA, BOB = f"ana-{RUN}", f"bob-{RUN}"
@@ -72,6 +79,7 @@ def test_remember_recall_and_history_through_the_server(server: str, tmp_path: P
         async with Client(_mcp(server, "key-ana", tmp_path), read_timeout_seconds=120) as c:
             assert {t.name for t in (await c.list_tools()).tools} == TOOLS
             await _remember_recall_history(c, None)
+            await _scopes(c, None)
             await _bad_arguments(c, None)
             facts = await c.read_resource(f"graphmem://users/{ANA}/facts")
             assert "Berlin" in facts.contents[0].text  # type: ignore[union-attr]

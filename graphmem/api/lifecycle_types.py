@@ -67,7 +67,11 @@ class MemoryImportance:
     reinforcement: float = strawberry.field(
         description="1 + r x ln(1 + accessCount) (GRAPHMEM_IMPORTANCE_REINFORCEMENT)")
     decay: float = strawberry.field(
-        description="0.5 ** (days since lastReviewedAt / GRAPHMEM_IMPORTANCE_HALF_LIFE_DAYS)")
+        description="0.5 ** (days since lastReviewedAt / halfLifeDays)")
+    half_life_days: float = strawberry.field(
+        description="days without a recall that halve it: its category's "
+                    "(GRAPHMEM_IMPORTANCE_HALF_LIFE_BY_CATEGORY), else "
+                    "GRAPHMEM_IMPORTANCE_HALF_LIFE_DAYS")
     effective: float = strawberry.field(description="importance now, 0..1; gc forgets "
                                                     "below GRAPHMEM_FORGET_THRESHOLD")
     confidence: float | None = strawberry.field(
@@ -84,7 +88,8 @@ class MemoryImportance:
                    category=i.category, importance_class=m.importance_class, base=i.base,
                    feedback_adjustment=i.adjust, access_count=i.access_count,
                    last_reviewed_at=m.last_reviewed_at, reinforcement=i.reinforcement,
-                   decay=i.decay, effective=i.effective, confidence=m.confidence,
+                   decay=i.decay, half_life_days=i.half_life_days, effective=i.effective,
+                   confidence=m.confidence,
                    needs_review=m.needs_review, forgotten=m.forgotten,
                    feedback=[FeedbackEntry.from_model(e) for e in m.feedback])
 

@@ -296,7 +296,9 @@ class Scores:
                     "reinforcement by use) x decay; see the importance query")
     decay: float = strawberry.field(
         description="the decay in importance: 0.5 ** (days since last recalled, else "
-                    "recorded / GRAPHMEM_IMPORTANCE_HALF_LIFE_DAYS)")
+                    "recorded / the half-life of its category: "
+                    "GRAPHMEM_IMPORTANCE_HALF_LIFE_BY_CATEGORY, else "
+                    "GRAPHMEM_IMPORTANCE_HALF_LIFE_DAYS)")
     frequency: float = strawberry.field(description="ln(1 + times recalled)")
     temporal: float = strawberry.field(description="inside (+) or outside (-) the query's "
                                                    "time window")

@@ -62,6 +62,7 @@ class MemoryImportance(_Wire):
     last_reviewed_at: datetime
     reinforcement: float
     decay: float
+    half_life_days: float
     effective: float
     confidence: float | None = None
     needs_review: bool

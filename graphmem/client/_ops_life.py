@@ -19,7 +19,8 @@ from graphmem.client._ops import Op, _adapter, _iso, _list_of
 _ENTRY = """at signal note importanceBefore importanceAfter confidenceBefore confidenceAfter
   needsReview weight by"""
 IMPORTANCE_FIELDS = f"""id kind text category importanceClass base feedbackAdjustment
-  accessCount lastReviewedAt reinforcement decay effective confidence needsReview forgotten
+  accessCount lastReviewedAt reinforcement decay halfLifeDays effective confidence
+  needsReview forgotten
   feedback {{ {_ENTRY} }}"""
 _RESULT = f"applied {{ {_ENTRY} }} memory {{ {IMPORTANCE_FIELDS} }}"
 _GC_ITEM = "id kind text category importance lastReviewedAt reason"
