@@ -190,6 +190,10 @@ class Recaller:
             at=as_of if as_of is not None else to_ms(window.end) if window else None,
             before=asks_before(q.query), limit=q.limit, known_at=known_at) \
             if MemoryKind.EPISODE in kinds and not q.include_history else []
+        if t.now_band > 0 and as_of is None and window is None and not q.include_history \
+                and not asks_before(q.query) and not asks_past(q.query) \
+                and not asks_yes_no(q.query):
+            newest_first_among_equals(items, t.now_band, t.now_depth)
         chosen = _quota(items, q.limit, kinds)
         self._provenance(q.user_id, chosen, c.rows)
         current = as_of is None and window is None and q.known_at is None
@@ -620,6 +624,48 @@ def _natural(text: str) -> tuple[tuple[int, str], ...]:
 
 
 # ---------------------------------------------------------------------- time
+
+
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|went|happened|used|ever|have (?:I|we|you)|has|how often|"
+    r"how many times)\b|过|几次|几回|多少次|了吗|那时|当时", re.I)
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:do|does|am|is|are|have|has|can|could|will|would|should)\b|有没有|是不是|是否|吗\W*$",
+    re.I)
+
+
+def asks_yes_no(question: str) -> bool:
+    """Is it a yes/no question ("Do I have experience with Rust?", 我有没有...)? It checks a
+    claim: every side of it matters, not only the newest."""
+    return _YES_NO.search(question.strip()) is not None
+
+
+def asks_past(question: str) -> bool:
+    """Does the question ask about the past or about experience and counts ("When did I
+    move?", "Have I ever used Rust?", "How often have I..."), not about what holds now or
+    next ("When is my deadline?", "Who is my manager?")?"""
+    return _PAST.search(question) is not None
+
+
+def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) -> None:
+    """Reorder, in place, the episodes among the first ``depth`` items that score at least
+    ``band`` x the best of them: newest first, in the places those episodes held (the
+    other items stay where they are; each place keeps its score, so the list stays sorted).
+    For a question about now, two messages that answer it about equally well are most
+    likely an old and a new version of the same fact."""
+    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+    if len(places) < 2:
+        return
+    best = max(items[n].score for n in places)
+    strong = [n for n in places if items[n].score >= band * best]
+    ordered = sorted((items[n] for n in strong),
+                     key=lambda it: (-(to_ms(it.occurred_at) or 0), -it.score, it.id))
+    scores = [items[n].score for n in strong]  # each place keeps its score: still sorted
+    for n, it, score in zip(strong, ordered, scores, strict=True):
+        it.score = score
+        items[n] = it
 
 
 def in_scope(kind: MemoryKind, row: Row, scope: str | None, session_id: str | None) -> bool:

@@ -105,6 +105,12 @@ class RecallTuning:
     #: .925 / .939 / .939 and R@10 ZH .692 / .739 / .752 / .752 at 1 / .7 / .5 / .3; the
     #: plateau's mildest value, so an assistant's own answer can still be recalled
     assistant_weight: float = 0.5
+    #: a question about now: among the first ``now_depth`` items, the episodes scoring at
+    #: least this share of the best episode's score answer it about equally well, and come
+    #: newest first (0: off). "What is my boss now?" - the message naming the new manager
+    #: goes above the one naming the old, with or without a link between them
+    now_band: float = 0.7
+    now_depth: int = 20
 
 
 DEFAULT_TUNING = RecallTuning()
@@ -131,6 +137,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-fulltext": replace(DEFAULT_TUNING, fulltext_weight=0.0),
     "-score fusion": replace(DEFAULT_TUNING, fusion="rrf", fulltext_weight=0.4),
     "-window before": replace(DEFAULT_TUNING, window_before=-0.6),
+    "-now band": replace(DEFAULT_TUNING, now_band=0.0),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
     "-importance": replace(DEFAULT_TUNING, importance_weight=0.0),
     "importance 0.2": replace(DEFAULT_TUNING, importance_weight=0.2),

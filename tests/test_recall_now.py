@@ -1,0 +1,88 @@
+"""A question about now puts the newest of the messages that answer it about equally well
+first, with or without a version link between them; questions about the past, about a
+time window, about experience or counts, and yes/no questions keep the ranking by score."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.inputs import EpisodeIn, RecallIn
+from graphmem.model import MemoryKind
+from graphmem.recall import asks_past, asks_yes_no, newest_first_among_equals
+from graphmem.recall_model import RecallItem, Scores
+from graphmem.service import MemoryService
+
+T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
+
+
+def item(n: int, score: float, day: int, kind: MemoryKind = MemoryKind.EPISODE) -> RecallItem:
+    return RecallItem(kind, f"i{n}", f"text {n}", score, Scores(),
+                      occurred_at=T0 + timedelta(days=day))
+
+
+def test_strong_episodes_come_newest_first_in_their_places() -> None:
+    items = [item(0, 10.0, 1), item(1, 9.0, 30, MemoryKind.RELATION), item(2, 8.0, 20),
+             item(3, 7.0, 40), item(4, 3.0, 90), item(5, 2.0, 99)]
+    newest_first_among_equals(items, 0.6, 5)
+    # i0, i2, i3 score >= 6: newest first in places 0, 2, 3; the relation stays at 1; i4
+    # (weak) and i5 (beyond the depth) stay
+    assert [i.id for i in items] == ["i3", "i1", "i2", "i0", "i4", "i5"]
+    assert [i.score for i in items] == [10.0, 9.0, 8.0, 7.0, 3.0, 2.0]  # still sorted
+
+
+def test_one_strong_episode_changes_nothing() -> None:
+    items = [item(0, 10.0, 1), item(1, 2.0, 50)]
+    newest_first_among_equals(items, 0.6, 10)
+    assert [i.id for i in items] == ["i0", "i1"]
+
+
+@pytest.mark.parametrize(("question", "past", "yes_no"), [
+    ("Who is my manager now?", False, False),
+    ("When is my grant application due?", False, False),
+    ("我现在归谁管？", False, False),
+    ("When did I move to Lisbon?", True, False),
+    ("How often have I been bouldering?", True, False),
+    ("我一共去攀岩了几回？", True, False),
+    ("我实际用过GraphQL吗？", True, True),
+    ("Do I have practical experience with Rust?", False, True),
+    ("我有没有Kafka的实战经验？", False, True),
+    ("Is my rent still 1200?", False, True),
+])
+def test_which_questions_are_about_now(question: str, past: bool, yes_no: bool) -> None:
+    assert asks_past(question) is past
+    assert asks_yes_no(question) is yes_no
+
+
+def _say(service: MemoryService, user: str, day: int, text: str) -> str:
+    return service.add_episode(EpisodeIn(user_id=user, occurred_at=T0 + timedelta(days=day),
+                                         content=text, role="user")).episode.id
+
+
+def _order(service: MemoryService, user: str, query: str, **kw: object) -> list[str]:
+    got = service.recall(RecallIn(user_id=user, query=query, limit=10,  # type: ignore[arg-type]
+                                  kinds=[MemoryKind.EPISODE], **kw))
+    return [i.id for i in got.items]
+
+
+def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemoryService,
+                                                                user: str) -> None:
+    old = _say(service, user, 0, "Every morning I drink a mug of hot chocolate with breakfast.")
+    _say(service, user, 20, "Can you suggest a good book about gardening?")
+    new = _say(service, user, 90, "Lately every morning I drink green tea.")
+    later = T0 + timedelta(days=100)
+    tuning = service._recaller.tuning
+    # the hashing embedder scores the newer message ~0.45 of the older: a band of 0.4
+    # takes both, the band off keeps the order by score
+    service._recaller.tuning = replace(tuning, now_band=0.0)
+    assert _order(service, user, "What do I drink with breakfast every morning?",
+                  reference_time=later)[:2] == [old, new]
+    service._recaller.tuning = replace(tuning, now_band=0.4)
+    assert _order(service, user, "What do I drink with breakfast every morning?",
+                  reference_time=later)[:2] == [new, old]
+    for other in ("Do I drink hot chocolate with breakfast every morning?",  # yes/no
+                  "What did I drink with breakfast every morning?",  # the past
+                  "What do I drink with breakfast every morning in January 2024?"):  # window
+        assert _order(service, user, other, reference_time=later)[0] == old, other
