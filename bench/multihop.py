@@ -6,8 +6,11 @@ employer ("In which city is the company Omar Okafor works at located?", "What to
 Omar Okafor's employer use?"), so the answer is a relation of the company, one hop away
 from anything the question says. Relations only (``kinds=[RELATION]``), limit 10.
 
-Measured per recall variant (``graphmem.recall.ABLATIONS`` entries that touch the graph):
-hit@1 and hit@10 (an answer relation in the top 1 / 10) and MRR.
+Measured for the service's own recall (default settings: the preset is picked by what the
+user's memory is made of, here "relations"; with kinds=[RELATION] and with every kind) and
+per recall variant (``graphmem.recall.ABLATIONS`` entries that touch the graph, through a
+``Recaller`` with that one tuning): hit@1 and hit@10 (an answer relation in the top 1 /
+10) and MRR.
 
     python bench/multihop.py            # 150 people, 160 questions, MiniLM
     python bench/multihop.py --quick    # 60 people, 40 questions
@@ -20,6 +23,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -71,14 +75,15 @@ def generate(people: int, questions: int, seed: int) -> tuple[list[RelationIn],
     return rels, asked
 
 
-def evaluate(recaller: Recaller, asked: list[tuple[str, set[str]]]) -> dict[str, Any]:
+def evaluate(recall: Callable[[RecallIn], Any], asked: list[tuple[str, set[str]]],
+             kinds: list[MemoryKind] | None = None) -> dict[str, Any]:
     hit1 = hit10 = 0
     rr = 0.0
     ms: list[float] = []
     for query, gold in asked:
         t0 = time.perf_counter()
-        res = recaller.recall(RecallIn(USER, query, limit=10, kinds=[MemoryKind.RELATION])
-                              .validated(20000), datetime.now(UTC))
+        res = recall(RecallIn(USER, query, limit=10, kinds=kinds or [MemoryKind.RELATION])
+                     .validated(20000))
         ms.append((time.perf_counter() - t0) * 1000)
         ranks = [i for i, it in enumerate(res.items) if it.text in gold]
         if ranks:
@@ -113,11 +118,18 @@ def main(argv: list[str] | None = None) -> int:
                 svc.add_relations(rels[i:i + 200])
             ingest_s = time.perf_counter() - t0
             results: dict[str, Any] = {}
+            # the service as configured: its recall picks the preset by what the user's
+            # memory is made of (here relations only: "relations")
+            log("recall: service default ...")
+            results["service default (preset auto), relations"] = evaluate(svc.recall, asked)
+            results["service default (preset auto), all kinds"] = evaluate(
+                svc.recall, asked, list(MemoryKind))
             for name in VARIANTS:
                 log(f"recall: {name} ...")
                 recaller = Recaller(svc.store, svc.embedder.embed_one, None,
                                     tuning=ABLATIONS[name])
-                results[name] = evaluate(recaller, asked)
+                results[name] = evaluate(
+                    lambda q, r=recaller: r.recall(q, datetime.now(UTC)), asked)
         finally:
             svc.close()
     rows = [[name, r["hit@1"], r["hit@10"], r["MRR"], r["p50_ms"]] for name, r in

@@ -39,7 +39,7 @@ from graphmem._passages import Span, snippet, with_passages
 from graphmem._recall_versions import asks_before, resolve_versions
 from graphmem._speakers import shown
 from graphmem.inputs import RecallIn
-from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
+from graphmem.model import MAX_MS, MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
     DURATION_QUESTION,
     content_words,
@@ -48,7 +48,7 @@ from graphmem.question import (
     states_time,
     without_names,
 )
-from graphmem.recall_access import AccessTracker, SpeakerCache
+from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
 from graphmem.recall_model import (
     ABLATIONS,
     DAY_MS,
@@ -66,7 +66,7 @@ from graphmem.recall_model import (
     Source,
 )
 from graphmem.relations import believed, valid_at, valid_during
-from graphmem.store.base import HUB_DEGREE, Hit, Row, Store, prefix_term
+from graphmem.store.base import HUB_DEGREE, Hit, RelationPageQuery, Row, Store, prefix_term
 from graphmem.store.queries import PASSAGE
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
@@ -101,18 +101,48 @@ class Recaller:
 
     def __init__(self, store: Store, embed_one, tracker: AccessTracker | None = None,  # type: ignore[no-untyped-def]
                  tuning: RecallTuning | None = None,
-                 importance: ImportanceModel | None = None) -> None:
+                 importance: ImportanceModel | None = None,
+                 presets: dict[str, RecallTuning] | None = None, preset: str = "auto") -> None:
+        """``tuning``: the one tuning (no routing); ``presets`` by name (``PRESETS``) with
+        ``preset`` "auto" picks one per user by what their memory is made of."""
         self.store = store
         self.embed_one = embed_one
         self.tracker = tracker
         self.tuning = tuning or DEFAULT_TUNING
+        self.presets = presets or {}
+        self.preset = preset
+        self.shape = UserCache(self._relational)
         self.importance = importance or ImportanceModel.of({}, 30.0, 0.2)
         self.speakers = SpeakerCache(lambda user: [
             str(r["speaker"]) for r in store.episode_speakers(user, 200) if r.get("speaker")])
 
+    def pick(self, user_id: str) -> tuple[str, RecallTuning]:
+        """The preset a recall of this user runs with: the one configured, or (auto)
+        "relations" for a memory made mostly of relations sent as relations, else
+        "conversation" (``tuning``)."""
+        name = self.preset
+        if name == "auto":
+            name = "relations" if "relations" in self.presets \
+                and self.shape.get(user_id) else "conversation"
+        return name, self.tuning if name == "conversation" else \
+            self.presets.get(name, self.tuning)
+
+    def _relational(self, user_id: str) -> bool:
+        """Is the user's memory made mostly of relations sent as relations (addRelation)
+        rather than learned from episodes: more relations than episodes, and most of the
+        newest 200 relations evidenced by no episode?"""
+        relations = self.store.count("Relation", user_id)[0]
+        if not relations or relations < self.store.count("Episode", user_id)[0]:
+            return False
+        newest = self.store.relations(user_id, subject=None, predicate=None, obj=None,
+                                      page=RelationPageQuery(as_of=None, known_at=MAX_MS,
+                                                             history=True, limit=200))
+        direct = sum(1 for r in newest if not r.get("episodeIds"))
+        return 2 * direct > len(newest)
+
     def recall(self, q: RecallIn, now: datetime) -> RecallResult:
         started = time.perf_counter()
-        t = self.tuning
+        preset, t = self.pick(q.user_id)
         reference = q.reference_time or now
         window = _window(q, reference)
         known_at = to_ms(q.known_at or now) or 0
@@ -130,15 +160,15 @@ class Recaller:
         search = without_names(text, names) if names and t.strip_names else text
         words = content_words(search) if t.stopwords else search
 
-        c = self._gather(q, kinds, search, words, cand)
+        c = self._gather(q, kinds, search, words, cand, t)
         c.rows = self._load(q.user_id, c.label_of)
         named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
-        self._rank(c, named)
+        self._rank(c, named, t)
         self._rank_graph(c, words)
         fused = {i: _fuse(c.ranks[i], c.label_of[i], t, c.cover.get(i, 0.0),
                           c.standout.get(i))
                  for i in c.label_of}
-        inherited = self._context(q.user_id, c, fused, named, names, when, known_at) \
+        inherited = self._context(q.user_id, c, fused, named, names, when, known_at, t) \
             if t.context and MemoryKind.EPISODE in kinds else {}
 
         items: list[RecallItem] = []
@@ -149,7 +179,7 @@ class Recaller:
             kind = MemoryKind(label.upper())
             if kind not in kinds:
                 continue
-            item = self._item(kind, row, q, known_at, as_of, window, now)
+            item = self._item(kind, row, q, known_at, as_of, window, now, t)
             if item is None:
                 continue
             if item_id in c.passages:
@@ -186,7 +216,8 @@ class Recaller:
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
-            lambda row: self._item(MemoryKind.EPISODE, row, q, known_at, as_of, window, now),
+            lambda row: self._item(MemoryKind.EPISODE, row, q, known_at, as_of, window, now,
+                                   t),
             at=as_of if as_of is not None else to_ms(window.end) if window else None,
             before=asks_before(q.query), limit=q.limit, known_at=known_at) \
             if MemoryKind.EPISODE in kinds and not q.include_history else []
@@ -212,7 +243,7 @@ class Recaller:
                 self.tracker.touch(q.user_id, label, ids, at)
         took = (time.perf_counter() - started) * 1000
         return RecallResult(items=chosen, conflicts=conflicts, temporal_window=window,
-                            took_ms=round(took, 2))
+                            took_ms=round(took, 2), preset=preset)
 
     # ------------------------------------------------------------------ steps
 
@@ -221,7 +252,7 @@ class Recaller:
         return [name for name in self.speakers.get(user_id) if name_pattern(name).search(text)]
 
     def _gather(self, q: RecallIn, kinds: list[MemoryKind], search: str, words: str,
-                cand: int) -> _Candidates:
+                cand: int, t: RecallTuning) -> _Candidates:
         c = _Candidates()
         vector = self.embed_one(search)
         # Entities first: the names they match tell which words are hubs' names.
@@ -238,14 +269,14 @@ class Recaller:
             c.hits[(label, "fulltext")] = hits
             for rank, hit in enumerate(hits):
                 c.note(label, hit, rank, "fulltext")
-            if label == "Entity" and self.tuning.skip_hub_names:
+            if label == "Entity" and t.skip_hub_names:
                 words = self._without_hub_names(q.user_id, hits[:8], words, c.degrees)
 
         # Graph expansion from the entities the question names best (full-text hits on
         # names: "Omar Okafor" over the other Omars when the question says both words).
         if q.hops > 0:
             named = c.hits.get(("Entity", "fulltext"), [])[:8]
-            floor = named[0].score * self.tuning.graph_seed_ratio if named else 0.0
+            floor = named[0].score * t.graph_seed_ratio if named else 0.0
             seeds = [h.id for h in named if h.score >= floor]
             if MemoryKind.RELATION in kinds:
                 near = [h for h in self.store.expand(q.user_id, seeds, cand, c.degrees)
@@ -253,7 +284,7 @@ class Recaller:
                 c.hits[("Relation", "graph")] = near
                 for rank, hit in enumerate(near):
                     c.note("Relation", Hit(hit.id, 1.0 / hit.score), rank, "graph")
-            if MemoryKind.EPISODE in kinds and self.tuning.graph_episode_weight > 0:
+            if MemoryKind.EPISODE in kinds and t.graph_episode_weight > 0:
                 for rank, hit in enumerate(self.store.episode_mentions(q.user_id, seeds,
                                                                        cand)):
                     c.note("Episode", hit, rank, "graph")
@@ -278,13 +309,12 @@ class Recaller:
                  for w in re.findall(r"\w+", str(row.get("name") or ""))}
         return " ".join(w for w in words.split() if w.casefold() not in names)
 
-    def _rank(self, c: _Candidates, named: dict[str, bool]) -> None:
+    def _rank(self, c: _Candidates, named: dict[str, bool], t: RecallTuning) -> None:
         """One ranking per search across kinds, with the named-person bonus.
 
         Ranks are taken over all kinds together: a short list (a user's 50 relations)
         ranked on its own would put its 5th-best item level with the 5th of 5,000 episodes.
         """
-        t = self.tuning
         for source in ("vector", "fulltext"):
             lists = [hits for (_, src), hits in c.hits.items() if src == source]
             if t.rank_across_kinds:
@@ -335,8 +365,11 @@ class Recaller:
                 c.cover[hit.id] = 0.0
                 continue
             mine = ends(hit)
+            # only through a first hop that leaves some asked word open: "user likes
+            # chess" reached through "user likes hiking" adds nothing to a question that
+            # relation answers whole ("hiking in the Alps")
             covered[hit.id] = max([len(own | words1) for ends1, words1 in first
-                                   if ends1 & mine] or [len(own)])
+                                   if ends1 & mine and not asked <= words1] or [len(own)])
             c.cover[hit.id] = covered[hit.id] / len(asked) if asked else 0.0
         order = sorted(enumerate(near), key=lambda p: (-covered[p[1].id], p[1].score, p[0]))
         for rank, (_, hit) in enumerate(order):
@@ -344,14 +377,13 @@ class Recaller:
 
     def _context(self, user_id: str, c: _Candidates, fused: dict[str, float],
                  named: dict[str, bool], names: list[str], when: bool,
-                 known_at: int) -> dict[str, float]:
+                 known_at: int, t: RecallTuning) -> dict[str, float]:
         """What turns next to the strongest episodes inherit from them.
 
         Only turns by a named person inherit when the question names someone (the answer
         is theirs); for when-questions a neighbour that states a time inherits more.
         Episodes forgotten or not yet recorded at ``known_at`` neither give nor take.
         """
-        t = self.tuning
 
         def visible(row: Row) -> bool:
             return (row.get("forgottenAt") is None
@@ -416,8 +448,8 @@ class Recaller:
         return rows
 
     def _item(self, kind: MemoryKind, row: Row, q: RecallIn, known_at: int,
-              as_of: int | None, window: TimeWindow | None, now: datetime) -> RecallItem | None:
-        t = self.tuning
+              as_of: int | None, window: TimeWindow | None, now: datetime,
+              t: RecallTuning) -> RecallItem | None:
         now_ms = to_ms(now) or 0
         recorded = row.get("recordedAt", row.get("createdAt", 0)) or 0
         if recorded > known_at or not in_scope(kind, row, q.scope, q.session_id):

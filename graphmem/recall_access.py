@@ -78,34 +78,39 @@ class AccessTracker:
             self._store.bump_access(label, user_id, rows)
 
 
-class SpeakerCache:
-    """Each user's speakers, read once per ``ttl_s`` instead of once per recall.
+class UserCache[T]:
+    """Something read per user (their speakers, what their memory is made of), read once
+    per ``ttl_s`` instead of once per recall.
 
     The service drops a user's entry when it writes their episodes; the time limit bounds
     what another replica's writes can leave stale (a missed name only costs a ranking bonus).
     """
 
-    def __init__(self, load: Callable[[str], list[str]], ttl_s: float = 30.0,
+    def __init__(self, load: Callable[[str], T], ttl_s: float = 30.0,
                  max_users: int = 4096) -> None:
         self._load = load
         self._ttl = ttl_s
         self._max = max_users
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[float, list[str]]] = {}
+        self._entries: dict[str, tuple[float, T]] = {}
 
-    def get(self, user_id: str) -> list[str]:
+    def get(self, user_id: str) -> T:
         now = time.monotonic()
         with self._lock:
             hit = self._entries.get(user_id)
         if hit is not None and now - hit[0] < self._ttl:
             return hit[1]
-        speakers = self._load(user_id)
+        value = self._load(user_id)
         with self._lock:
             if len(self._entries) >= self._max:
                 self._entries.clear()
-            self._entries[user_id] = (now, speakers)
-        return speakers
+            self._entries[user_id] = (now, value)
+        return value
 
     def drop(self, user_id: str) -> None:
         with self._lock:
             self._entries.pop(user_id, None)
+
+
+#: each user's speakers (names), for the question's names
+SpeakerCache = UserCache

@@ -115,6 +115,20 @@ class RecallTuning:
 
 DEFAULT_TUNING = RecallTuning()
 
+#: Tunings by what a user's memory is made of; recall picks one per user
+#: (``Recaller.pick``): "conversation" (the default tuning) for memories of episodes and
+#: what was learned from them, "relations" for a memory made mostly of relations sent as
+#: relations (more relations than episodes, most of the newest evidenced by no episode): a
+#: two-hop relation gains graph weight by the question words its path covers, and a
+#: relation not near an entity the question names loses half its score. On two-hop
+#: relation questions (bench/multihop.py) hit@10 is 0 with the conversation tuning and
+#: .90 with this one; on conversations it costs recall (LoCoMo conv-26/30 R@10 .755 ->
+#: .721), hence a preset chosen by the memory, not the default for all.
+PRESETS: dict[str, RecallTuning] = {
+    "conversation": DEFAULT_TUNING,
+    "relations": replace(DEFAULT_TUNING, graph_cover_weight=2.0, graph_prior=0.5),
+}
+
 #: One stage changed each, for ablation benchmarks (``bench/locomo.py --ablate``).
 ABLATIONS: dict[str, RecallTuning] = {
     "full": DEFAULT_TUNING,
@@ -202,3 +216,4 @@ class RecallResult:
     temporal_window: TimeWindow | None
     cold_start: bool = False
     took_ms: float = 0.0
+    preset: str = "conversation"  # the tuning the recall ran with (PRESETS)

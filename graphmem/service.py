@@ -48,6 +48,7 @@ from graphmem.model import (
     utcnow,
 )
 from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResult
+from graphmem.recall_model import PRESETS
 from graphmem.reflect import Reflector, ReflectResult, ReflectScheduler
 from graphmem.relations import (
     RelationPage,
@@ -118,13 +119,21 @@ class MemoryService:
             extractor = RuleExtractor()
         self.extractor = extractor
         self.access = AccessTracker(store, settings.access_flush_s, settings.access_flush_count)
+        # the conversation preset takes the graph settings as they are; the relations
+        # preset has its own unless they are set
         tuning = replace(DEFAULT_TUNING, graph_cover_weight=settings.graph_cover_weight,
                          graph_prior=settings.graph_prior)
+        relational = PRESETS["relations"]
+        presets = {"relations": replace(
+            relational,
+            graph_cover_weight=settings.graph_cover_weight or relational.graph_cover_weight,
+            graph_prior=settings.graph_prior or relational.graph_prior)}
         self._write_lock = threading.RLock()
         self.lifecycle = Lifecycle(store, settings, clock, self.apply, self._write_lock,
                                    self.access)
         self._recaller = Recaller(store, query_embedder(embedder), self.access, tuning=tuning,
-                                  importance=self.lifecycle.model)
+                                  importance=self.lifecycle.model, presets=presets,
+                                  preset=settings.recall_preset)
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
         #: pushes memory events to ``settings.webhook_url`` (None: webhooks off)
@@ -153,6 +162,8 @@ class MemoryService:
         self.store.apply(plan)
         if plan.episodes or "Episode" in plan.updates:
             self._recaller.speakers.drop(plan.user_id)
+        if plan.episodes or plan.relations:
+            self._recaller.shape.drop(plan.user_id)
         if self.webhooks is not None:
             self.webhooks.notify(plan.user_id)
 

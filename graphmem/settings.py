@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     #: share of its score a relation loses when it is not near the entities the
     #: question names (0: off)
     graph_prior: float = Field(default=0.0, ge=0.0, le=1.0)
+    #: the recall tuning: auto picks per user, "relations" for a memory made mostly of
+    #: relations sent as relations, else "conversation" (graphmem.recall_model.PRESETS)
+    recall_preset: Literal["auto", "conversation", "relations"] = "auto"
 
     # --- reflection (abstractions)
     #: independent sources (distinct episodes, or relations of distinct episodes) a pattern

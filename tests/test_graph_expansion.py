@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from graphmem.inputs import RecallIn, RelationIn
+from graphmem.inputs import EpisodeIn, RecallIn, RelationIn
 from graphmem.model import MemoryKind
 from graphmem.recall import Recaller
 from graphmem.recall_model import DEFAULT_TUNING
@@ -86,10 +86,37 @@ def test_graph_settings_lift_the_two_hop_answer(service: MemoryService, user: st
         return texts.index("Acme Systems located in Lyon") if \
             "Acme Systems located in Lyon" in texts else None
 
-    default = rank(service)
+    plain = rank(MemoryService(service.settings.model_copy(
+        update={"recall_preset": "conversation"}), service.store, service.embedder))
     tuned = MemoryService(service.settings.model_copy(update={"graph_cover_weight": 2.0,
-                                                              "graph_prior": 0.5}),
+                                                              "graph_prior": 0.5,
+                                                              "recall_preset": "conversation"}),
                           service.store, service.embedder)
     lifted = rank(tuned)
     assert lifted is not None and lifted <= 2, lifted
-    assert default is None or default > lifted, (default, lifted)
+    assert plain is None or plain > lifted, (plain, lifted)
+    # a memory made of relations sent as relations: recall picks the relations preset
+    auto = service.recall(RecallIn(user, question, kinds=[MemoryKind.RELATION], limit=10))
+    assert auto.preset == "relations"
+    assert rank(service) is not None and rank(service) <= 2
+
+
+def test_the_relations_preset_leaves_one_hop_answers_first(service: MemoryService,
+                                                            user: str) -> None:
+    """A two-hop neighbour gains nothing through a relation that answers the question
+    whole: "user likes chess", reached through "user likes hiking in the Alps"."""
+    for obj in ("hiking in the Alps", "playing chess", "reading novels"):
+        service.add_relation(RelationIn(user, "user", "likes", obj, category="preference"))
+    res = service.recall(RecallIn(user, "hiking in the Alps", kinds=[MemoryKind.RELATION]))
+    assert res.preset == "relations"
+    assert res.items[0].text == "user likes hiking in the Alps"
+
+
+def test_a_chat_user_keeps_the_conversation_preset(service: MemoryService, user: str) -> None:
+    """Relations learned from episodes do not make a memory 'made of relations'."""
+    for n, text in enumerate(("I live in Lisbon.", "I work at Acme.", "I like green tea.")):
+        service.add_episode(EpisodeIn(user_id=user, content=text,
+                                      occurred_at=datetime(2024, 1, 1 + n, tzinfo=UTC)))
+    assert service.stats(user).relations >= service.stats(user).episodes
+    res = service.recall(RecallIn(user, "Where do I live?"))
+    assert res.preset == "conversation"

@@ -60,9 +60,19 @@ class Receiver:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def accepted(self) -> list[dict[str, Any]]:
-        """The payloads answered 2xx, in the order they came."""
+        """The payloads answered 2xx, in the order they came, a delivery repeated (its 2xx
+        lost to a timeout on a loaded machine: at least once) taken once, as a receiver
+        does by its delivery id."""
+        seen: set[str] = set()
+        out = []
         with self.lock:
-            return [json.loads(b) for code, _, b in self.requests if 200 <= code < 300]
+            for code, headers, body in self.requests:
+                delivery = {k.lower(): v for k, v in headers.items()}.get(
+                    "x-graphmem-delivery", "")
+                if 200 <= code < 300 and (not delivery or delivery not in seen):
+                    seen.add(delivery)
+                    out.append(json.loads(body))
+        return out
 
     def events(self, user: str | None = None) -> list[str]:
         return [e["cursor"] for p in self.accepted() if user in (None, p["userId"])

@@ -398,6 +398,10 @@ class RecallResult:
     temporal_window: TemporalWindow | None
     cold_start: bool = strawberry.field(description="true when the user has no memories yet")
     took_ms: float
+    preset: str = strawberry.field(
+        default="conversation",
+        description="the recall tuning used: conversation, or relations for a memory "
+                    "made mostly of relations sent as relations; GRAPHMEM_RECALL_PRESET")
 
     @classmethod
     def from_model(cls, r: recall_model.RecallResult, user_id: str) -> RecallResult:
@@ -408,7 +412,8 @@ class RecallResult:
                    conflicts=[Conflict(ids=[strawberry.ID(i) for i in c.ids],
                                        warning=c.warning, user_id=user_id)
                               for c in r.conflicts],
-                   temporal_window=window, cold_start=r.cold_start, took_ms=r.took_ms)
+                   temporal_window=window, cold_start=r.cold_start, took_ms=r.took_ms,
+                   preset=r.preset)
 
 
 # --------------------------------------------------------------------------- writes & stats
