@@ -114,7 +114,8 @@ def speed(n: int, seed: int) -> dict[str, Any]:
 
 
 # A history with the repetition reflection is for: preferences restated in other words
-# over months, one that changes, tastes, a lesson said twice, and small talk. Each line is
+# over months, one that changes, tastes, lessons said twice, activities done again and
+# again (habits), and small talk. Each line is
 # (what it is about, EN text, ZH text).
 HISTORY = (
     ("editor", "I prefer Neovim for editing code.", "我更喜欢用Neovim写代码。"),
@@ -138,6 +139,14 @@ HISTORY = (
     ("laptop", "I use my ThinkPad for the talk slides too.", "做演讲的幻灯片我也用ThinkPad。"),
     ("sport", "I like hiking.", "我喜欢徒步。"),
     ("sport", "I really like hiking in the mountains.", "我很喜欢去山里徒步。"),
+    ("climb", "I go climbing every Tuesday.", "我每周二去攀岩。"),
+    ("climb", "I went climbing again after work.", "我又去攀岩了。"),
+    ("swim", "I usually go swimming on Sundays.", "我周末去游泳。"),
+    ("swim", "I went swimming this morning.", "我今天早上去游泳了。"),
+    ("run", "I go running every morning.", "我每天早上去跑步。"),
+    ("lesson2", "Lesson learned: run the tests before deploying.", "教训：部署前先跑测试。"),
+    ("lesson2", "Lesson learned: always run the tests before a deploy.",
+     "我学到了：部署之前一定要先跑测试。"),
     ("small", "The weather was grey all day.", "今天一整天都是阴天。"),
     ("small", "Can you summarise this article for me?", "能帮我总结一下这篇文章吗？"),
     ("small", "Thanks, that helps.", "谢谢，很有帮助。"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ import networkx as nx  # type: ignore[import-untyped]
 from graphmem.model import make_id, normalize
 from graphmem.store.base import Row
 
+_HAN_CHARS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 FAMILY_CATEGORIES = {"event": "habit", "habit": "habit", "routine": "habit", "lesson": "rule"}
 
 
@@ -147,6 +149,7 @@ def find_patterns(user_id: str, rows: list[Row]) -> list[Pattern]:
     qualifying or not; deterministic order."""
     g = subgraph(rows)
     groups: dict[tuple[str, ...], list[Row]] = defaultdict(list)
+    lessons: dict[str, list[Row]] = defaultdict(list)
     for node, data in g.nodes(data=True):
         if data.get("kind") != "entity":
             continue
@@ -163,6 +166,9 @@ def find_patterns(user_id: str, rows: list[Row]) -> list[Pattern]:
                 key = (fam, subj, str(row.get("category")))
             elif fam == "taste":
                 key = (fam, subj, str(row.get("predicateNorm") or row.get("predicate")))
+            elif fam == "rule" and str(row.get("predicateNorm") or "") == "learned":
+                lessons[subj].append(row)  # grouped by what they say, below
+                continue
             elif fam == "rule":
                 key = (fam, subj)
             else:
@@ -171,11 +177,56 @@ def find_patterns(user_id: str, rows: list[Row]) -> list[Pattern]:
             if row.get("scope"):  # a scope's patterns are its own (user level: as before)
                 key = (*key, f"scope:{row['scope']}")
             groups[key].append(row)
+    for subj, said in lessons.items():
+        # one pattern per lesson said again in other words, not one for all of them
+        for cluster in _alike(said):
+            first = min(cluster, key=lambda r: (int(r.get("validFrom") or 0), r["id"]))
+            key = ("rule", subj, "lesson", str(first.get("objectNorm") or first["id"]))
+            if cluster[0].get("scope"):
+                key = (*key, f"scope:{cluster[0]['scope']}")
+            groups[key].extend(cluster)
     patterns = []
     for key, members in sorted(groups.items()):
         members.sort(key=lambda r: (int(r.get("validFrom") or 0), r["id"]))
         patterns.append(_pattern(user_id, key, members, g))
     return patterns
+
+
+_STOP = frozenset("the a an to of and or always never just then every each it is be".split())
+_ALIKE = 0.4
+
+
+def _marks(text: str) -> set[str]:
+    """What a lesson says, for telling two wordings of it from two lessons: Han characters
+    one by one, other words without their common endings."""
+    han = set(_HAN_CHARS.findall(text))
+    words = {re.sub(r"(?:ing|ed|es|e|s)$", "", w) for w in re.findall(r"[a-z]+", text.lower())
+             if w not in _STOP}
+    return han | {w for w in words if w}
+
+
+def _alike(rows: list[Row]) -> list[list[Row]]:
+    """``rows`` in groups of lessons that share most of what they say (Jaccard of their
+    marks >= 0.4, joined transitively), oldest first within each."""
+    rows = sorted(rows, key=lambda r: (int(r.get("validFrom") or 0), r["id"]))
+    marks = [_marks(str(r.get("object") or "")) for r in rows]
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(rows)):
+        for j in range(i):
+            union = marks[i] | marks[j]
+            if union and len(marks[i] & marks[j]) / len(union) >= _ALIKE:
+                parent[root(i)] = root(j)
+    out: dict[int, list[Row]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        out[root(i)].append(r)
+    return list(out.values())
 
 
 def _pattern(user_id: str, key: tuple[str, ...], members: list[Row], g: nx.Graph) -> Pattern:
@@ -231,6 +282,7 @@ _RULE = {"requires": "make sure it has {o}",
          "needs": "make sure it has {o}", "avoid": "avoid {o}", "learned": "{o}"}
 _WEEKDAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays",
              "Sundays")
+_WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
 
 
 def _zh_domain() -> dict[str, str]:
@@ -278,16 +330,30 @@ def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[s
             step = _RULE.get(pred, "{p} {o}").format(o=r.get("object"), p=_words(pred))
             if step not in steps:
                 steps.append(step)
+        if all(normalize(str(r.get("predicate") or "")) == "learned" for r in c.sources):
+            steps = steps[:1]  # one lesson said again in other words: as first said
         if normalize(subject) == "user":  # the user's own lessons: a rule they keep
             if zh or _has_cjk("".join(steps)):
                 return f"{subject}的经验：{'；'.join(steps)}", ["从自己的经历中得出"]
             return f"{subject} keeps to: {'; '.join(steps)}", ["learned from experience"]
         return f"When working on {subject}: {'; '.join(steps)}", [f"when working on {subject}"]
     verb = _words(p.facet)
-    return f"{subject} habitually {verb} {c.display}", cadence(c.starts)
+    stated = []  # cadences as said ("every Tuesday", 每周二), from the statements
+    for r in c.sources:
+        obj, said = str(r.get("object") or ""), str(r.get("statement") or "")
+        tail = said.split(obj, 1)[1].strip() if obj and obj in said else ""
+        if str(r.get("category")) == "habit" and tail and tail not in stated:
+            stated.append(tail)
+    # otherwise how often it happened, from the times of the events themselves (not from
+    # when a habit was mentioned)
+    events = sorted(s for r in c.sources if str(r.get("category")) != "habit"
+                    for s in _starts(r))
+    if zh or _has_cjk(c.display + subject):
+        return f"{subject}经常{c.display}", stated or cadence(events, zh=True)
+    return f"{subject} habitually {verb} {c.display}", stated or cadence(events)
 
 
-def cadence(starts: list[int]) -> list[str]:
+def cadence(starts: list[int], *, zh: bool = False) -> list[str]:
     """How regular a recurring event is: the usual weekday, the typical gap."""
     days = sorted({s // 86_400_000 for s in starts})
     out: list[str] = []
@@ -295,7 +361,8 @@ def cadence(starts: list[int]) -> list[str]:
         weekdays = Counter(datetime.fromtimestamp(d * 86_400, UTC).weekday() for d in days)
         day, n = weekdays.most_common(1)[0]
         if n * 3 >= len(days) * 2:
-            out.append(f"usually on {_WEEKDAYS[day]}")
+            out.append(f"通常在{_WEEKDAYS_ZH[day]}" if zh else f"usually on {_WEEKDAYS[day]}")
         gaps = sorted(b - a for a, b in zip(days, days[1:], strict=False))
-        out.append(f"about every {gaps[len(gaps) // 2]} days")
+        gap = gaps[len(gaps) // 2]
+        out.append(f"大约每{gap}天一次" if zh else f"about every {gap} days")
     return out

@@ -67,6 +67,8 @@ syntax returns parameters args warning error caveat hello hi hey dear thanks
 注意 备注 注 提示 问题 问 答 回答 答案 时间 地点 日期 总结 标题 主题 原因 结果 更新 警告 重要
 待办 今天 明天 昨天 说明 例如 比如 优点 缺点 目标 计划 步骤 地址 电话 价格 备忘 早餐 午餐 晚餐
 内容 评论 回复 结论 背景 要求 任务 会议 议程 摘要 关键词 标签 链接 网址 邮箱 描述 定义
+教训 经验 心得 体会 收获 启发 感想 感悟 反思 复盘 建议 提醒 补充 附注 笔记 重点 要点 小结
+lesson lessons takeaway takeaways learning learnings insight insights rule tl;dr
 """.split())
 # Words that start or fill a phrase, not a name ("The Plan: ...", "My Take: ...").
 _FUNCTION = frozenset("the a an my our your his her their this that these those and or of "

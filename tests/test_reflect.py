@@ -190,20 +190,27 @@ def test_rule_and_habit_templates(service: MemoryService, user: str) -> None:
 
 def test_the_users_own_lessons_read_as_a_rule_they_keep(service: MemoryService,
                                                         user: str) -> None:
+    """Each lesson said again in other words is one rule, as first said; two different
+    lessons are two rules, and a lesson said once is none."""
     for n, text in enumerate(["Lesson learned: always back up before upgrading.",
-                              "Lesson learned: test the restore too."]):
+                              "Lesson learned: run the tests before deploying.",
+                              "Lesson learned: back up before every upgrade.",
+                              "Lesson learned: always run the tests before a deploy.",
+                              "Lesson learned: label the cables."]):
         say(service, user, 7 * n, text)
-    for n, text in enumerate(["教训：升级前一定要备份。", "教训：也要测试恢复。"]):
+    for n, text in enumerate(["升级前一定要备份", "部署前先跑测试", "升级之前要先备份"]):
         service.add_relation(RelationIn(user_id=f"{user}-zh", subject="user",
-                                        predicate="learned", object=text.split("：")[1],
+                                        predicate="learned", object=text,
                                         category="lesson", valid_from=day(7 * n),
                                         source_ref=f"z{n}"))
-    rule = next(a for a in service.reflect(user).written if a.kind == "rule")
-    assert rule.conclusion == ("user keeps to: always back up before upgrading; test the "
-                               "restore too")
-    assert rule.conditions == ["learned from experience"]
-    zh = next(a for a in service.reflect(f"{user}-zh").written if a.kind == "rule")
-    assert zh.conclusion.startswith("user的经验：") and "升级前一定要备份" in zh.conclusion
+    rules = sorted(a.conclusion for a in service.reflect(user).written if a.kind == "rule")
+    assert rules == ["user keeps to: always back up before upgrading",
+                     "user keeps to: run the tests before deploying"]
+    assert all(a.conditions == ["learned from experience"]
+               for a in service.abstractions(user) if a.kind == "rule")
+    zh = [a for a in service.reflect(f"{user}-zh").written if a.kind == "rule"]
+    assert [a.conclusion for a in zh] == ["user的经验：升级前一定要备份"]
+    assert len(zh[0].source_ids) == 2
 
 
 def test_what_a_user_said_in_chinese_is_concluded_in_chinese(service: MemoryService,
@@ -372,3 +379,19 @@ def test_stats_say_whether_reflection_is_due(service: MemoryService, clock: Fake
         got = api.data("query($u: ID!) { stats(userId: $u) { reflectionDue reflectionReason } }",
                        {"u": user})["stats"]
     assert got == {"reflectionDue": True, "reflectionReason": "1 with changed evidence"}
+
+
+def test_a_habit_keeps_its_cadence_as_said(service: MemoryService, user: str) -> None:
+    """"I go climbing every Tuesday" said twice: a habit whose condition is the cadence as
+    said, not how often it was mentioned; in Chinese for what was said in Chinese."""
+    for n, text in enumerate(["I go climbing every Tuesday.", "I went climbing again.",
+                              "I go climbing every Tuesday."]):
+        say(service, user, 9 * n, text)
+    for n, text in enumerate(["我每周二去攀岩。", "我又去攀岩了。"]):
+        service.add_episode(EpisodeIn(user_id=f"{user}-zh", occurred_at=day(9 * n),
+                                      content=text))
+    habit = next(a for a in service.reflect(user).written if a.kind == "habit")
+    assert (habit.conclusion, habit.conditions) == ("user habitually goes climbing",
+                                                    ["every Tuesday"])
+    zh = next(a for a in service.reflect(f"{user}-zh").written if a.kind == "habit")
+    assert (zh.conclusion, zh.conditions) == ("user经常攀岩", ["每周二"])

@@ -375,3 +375,32 @@ def test_corpus_precision_and_recall() -> None:
     assert report.overall.recall >= 0.85, report.misses
     for lang, score in report.by_language.items():
         assert score.precision >= 0.85 and score.recall >= 0.75, lang
+
+
+@pytest.mark.parametrize(("text", "lesson"), [
+    ("教训：升级前一定要备份。", "升级前一定要备份"),
+    ("我学到了：部署前先跑测试。", "部署前先跑测试"),
+    ("我学到了一个道理：先写测试。", "先写测试"),
+])
+def test_chinese_lessons_after_a_colon(text: str, lesson: str) -> None:
+    rel = one(text, "learned")
+    assert (rel.subject, rel.object, rel.category) == ("user", lesson, "lesson")
+
+
+@pytest.mark.parametrize(("text", "obj", "category"), [
+    ("I go climbing every Tuesday.", "climbing", "habit"),
+    ("I usually go swimming on Sundays.", "swimming", "habit"),
+    ("I went bouldering with Sam.", "bouldering", "event"),
+    ("我每周二去攀岩。", "攀岩", "habit"),
+    ("我周末去游泳。", "游泳", "habit"),
+    ("我去攀岩了。", "攀岩", "event"),
+])
+def test_recurring_activities_are_habits_or_events(text: str, obj: str, category: str) -> None:
+    rel = one(text, "goes")
+    assert (rel.subject, rel.object, rel.category) == ("user", obj, category)
+
+
+@pytest.mark.parametrize("text", ["你周末去游泳吗？", "我去北京出差。", "Do you go climbing?",
+                                  "She goes running every day.", "我学到了很多。"])
+def test_no_habit_or_lesson_where_none_is_said(text: str) -> None:
+    assert not [r for r in rels(text) if r.predicate in ("goes", "learned")]

@@ -46,6 +46,16 @@ _NAMES_EN = rf"{_NAME_EN}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*){_NAME_EN})*
 _NOT_NAMES = frozenset(
     "I The A An And But So My Our He She They It We You This That Is Was Has Just".split()
 )
+# Activities one goes to: "I go climbing every Tuesday", "I went bouldering", 我每周二去攀岩.
+_ACTIVITY_EN = (r"(?:climbing|bouldering|running|jogging|swimming|cycling|hiking|skiing|"
+                r"snowboarding|surfing|skating|dancing|fishing|kayaking|rowing|sailing|"
+                r"camping|birdwatching|bowling|diving|to\s+(?:the\s+)?(?:gym|yoga|pilates|"
+                r"choir|pottery\s+class|dance\s+class|swimming\s+pool))")
+_WHEN_ZH = (r"每周[一二三四五六日天]|每个?周末|每天(?:早上|晚上)?|每个?星期[一二三四五六日天]|"
+            r"每个月|周末|平时|经常|常常|每晚|每早")
+_ONCE_ZH = r"(?:今天|昨天|前天|今早|今晚|昨晚|上周[一二三四五六日天]?)(?:早上|上午|下午|晚上)?"
+_ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪|打篮球|打羽毛球|踢足球|踢球|瑜伽|"
+                r"钓鱼|跳舞")
 _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
@@ -75,6 +85,10 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         r"^\s*(?:lesson\s+learned|note\s+to\s+self|(?:the|my|one)\s+lesson\s+(?:here\s+|i\s+"
         r"learned\s+)?(?:is|was)|takeaway|(?:my\s+)?rule\s+of\s+thumb)\s*(?:[:,-]|is|was)?\s*"
         r"(?:that\s+)?(?P<obj>.+)$", re.I)),
+    ("habit", re.compile(
+        rf"^\s*I\s+(?:usually\s+|always\s+|still\s+|also\s+|often\s+)?(?:go|went)\s+"
+        rf"(?P<obj>{_ACTIVITY_EN})\b(?:\s+(?P<when>(?:every|each|on)\s+\w+|twice\s+a\s+\w+|"
+        rf"once\s+a\s+\w+))?", re.I)),
     ("learned", re.compile(
         r"\bI\s+(?:have\s+)?(?:finally\s+|since\s+|now\s+)?learned\s+(?:(?:the\s+hard\s+way|my\s+"
         r"lesson|from\s+experience)\s*[:,]?\s*(?:that\s+)?|that\s+|(?=(?:never|always|not)\s+to\b))"
@@ -124,6 +138,8 @@ def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
     if kind == "learned":
         lesson = _lesson(gd["obj"])
         return [Hit("learned", "self", lesson)] if lesson else []
+    if kind == "habit":
+        return _habit(m, zh=False)
     names = _names(gd.get("names") or gd.get("list"))
     if kind == "pet":
         species = re.sub(r"s$", "", gd["species"].lower()) if not gd["species"].lower().endswith(
@@ -165,11 +181,16 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个)?(?P<kin>{_KIN_ZH_RE})")),
     ("family", re.compile(rf"我(?:的)?(?P<kin>{_KIN_ZH_RE})(?!们)")),
     ("learned", re.compile(
-        r"(?:我的|这次的|一个)?教训(?:是|就是)[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
+        r"(?:我的|这次的|一个)?教训(?:是|就是|[：:])[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(
         r"吸取了?(?:一个|这个)?教训[：:，,]\s*(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(
-        r"我(?:终于)?学到了?(?:一点|一件事|一个道理|一课)[：:，,]\s*(?P<obj>[^。！!？?]+)")),
+        r"我(?:终于)?学到了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|[：:])\s*"
+        r"(?P<obj>[^。！!？?]+)")),
+    ("habit", re.compile(
+        rf"我(?:(?P<when>{_WHEN_ZH})|{_ONCE_ZH})?(?:都|也|还|又|常|一般)?(?:会)?(?:去|练|打|踢)?"
+        rf"(?P<obj>{_ACTIVITY_ZH})"
+        rf"(?![\u4e00-\u9fff]*(?:吗|呢|？|\?))")),
     ("learned", re.compile(r"经验告诉我[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
 ]
 _ALLERGY_ZH = re.compile(r"过敏")
@@ -206,6 +227,15 @@ def _allergies_zh(text: str) -> Found:
     return found
 
 
+def _habit(m: re.Match[str], zh: bool) -> list[Hit]:
+    """A recurring activity: "I go climbing every Tuesday", 我每周二去攀岩 (habit), or one
+    time without a cadence, "I went bouldering" (event): reflect finds the habit in
+    repeated events."""
+    obj = m.group("obj").lower() if not zh else m.group("obj")
+    when = " ".join((m.group("when") or "").split())
+    return [Hit("habit" if when else "event", "self", obj, when)]
+
+
 def find_zh(text: str) -> Found:
     """Allergies, family, pets and lessons in one Chinese sentence."""
     found = _allergies_zh(text)
@@ -219,6 +249,10 @@ def find_zh(text: str) -> Found:
                 if 0 < len(lesson) <= 40:
                     found.append((m.start(), m.end(), [Hit("learned", "self", lesson)]))
                     taken.append((m.start(), m.end()))
+                continue
+            if kind == "habit":
+                found.append((m.start(), m.end(), _habit(m, zh=True)))
+                taken.append((m.start(), m.end()))
                 continue
             rest = text[m.end() :]
             names = _names_zh(rest)

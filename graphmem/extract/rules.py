@@ -55,11 +55,12 @@ _PHRASE = {
     "has_role": "works as", "plans_to": "plans to", "learning": "is learning",
     "goal": "has the goal to", "failed_because": "failed because", "requires": "requires",
     "allergic_to": "is allergic to", "has_pet": "has a pet", "learned": "learned",
+    "goes": "goes",
 }
 _OBJECT_TYPE = {
     "name_is": "person", "lives_in": "place", "works_at": "organization", "has_role": "role",
     "plans_to": "goal", "goal": "goal", "learning": "topic", "allergic_to": "allergen",
-    "has_pet": "animal", "learned": "lesson",
+    "has_pet": "animal", "learned": "lesson", "goes": "activity",
 }
 _UNDATED = frozenset({"plans_to", "goal"})
 
@@ -192,6 +193,10 @@ class _Emitter:
             self._add(hit, subj, "allergic_to", o, "health", False)
         elif k == "learned":
             self._add(hit, subj, "learned", o, "lesson", False)
+        elif k in ("habit", "event") and person:
+            # the cadence as said stays in the statement: "user goes climbing every Tuesday"
+            self._add(hit, subj, "goes", o, k, False,
+                      said=f"goes {o} {hit.obj2}" if hit.obj2 else None)
         elif k in ("family", "pet") and person:
             self.relative(hit, subj)
 
