@@ -297,6 +297,11 @@ def _zh_domain() -> dict[str, str]:
     return out
 
 
+def _zh(subject: str) -> str:
+    """The subject of a conclusion written in Chinese: the user is 用户."""
+    return "用户" if normalize(subject) == "user" else subject
+
+
 def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[str]]:
     """The conclusion and conditions the rules draw for one candidate of a pattern; in
     Chinese when ``zh`` (the user said it in Chinese) or what it names is Chinese."""
@@ -307,7 +312,7 @@ def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[s
         if zh or _has_cjk(c.display + subject):
             verb = "一直使用" if tool else "一贯偏好"
             domain = _zh_domain().get(p.facet.replace(" ", "_"), domain)
-            return f"{subject}{verb}{c.display}（{domain}）", [f"选择{domain}时"]
+            return f"{_zh(subject)}{verb}{c.display}（{domain}）", [f"选择{domain}时"]
         verb = "relies on" if tool else "consistently prefers"
         conditions = [f"when choosing {_article(domain)} {domain}"]
         if p.disputed:
@@ -321,7 +326,7 @@ def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[s
         verb = _VERB.get(normalize(p.facet).replace(" ", "_"), _words(p.facet))
         if zh or _has_cjk("".join(objects) + subject):
             like = "不喜欢" if verb in ("dislike", "hate", "avoid") else "喜欢"
-            return f"{subject}总体上{like}{'、'.join(objects)}", ["一般口味"]
+            return f"{_zh(subject)}总体上{like}{'、'.join(objects)}", ["一般口味"]
         return f"{subject} tends to {verb} {_join(objects)}", ["as a general taste"]
     if p.kind == "rule":
         steps = []
@@ -334,7 +339,7 @@ def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[s
             steps = steps[:1]  # one lesson said again in other words: as first said
         if normalize(subject) == "user":  # the user's own lessons: a rule they keep
             if zh or _has_cjk("".join(steps)):
-                return f"{subject}的经验：{'；'.join(steps)}", ["从自己的经历中得出"]
+                return f"{_zh(subject)}的经验：{'；'.join(steps)}", ["从自己的经历中得出"]
             return f"{subject} keeps to: {'; '.join(steps)}", ["learned from experience"]
         return f"When working on {subject}: {'; '.join(steps)}", [f"when working on {subject}"]
     verb = _words(p.facet)
@@ -349,7 +354,7 @@ def template(p: Pattern, c: Candidate, *, zh: bool = False) -> tuple[str, list[s
     events = sorted(s for r in c.sources if str(r.get("category")) != "habit"
                     for s in _starts(r))
     if zh or _has_cjk(c.display + subject):
-        return f"{subject}经常{c.display}", stated or cadence(events, zh=True)
+        return f"{_zh(subject)}经常{c.display}", stated or cadence(events, zh=True)
     return f"{subject} habitually {verb} {c.display}", stated or cadence(events)
 
 

@@ -30,12 +30,12 @@ import re
 import threading
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._abstractions import abstraction_from_row, order_key, visible
 from graphmem._lifecycle_score import ImportanceModel
-from graphmem._reflect_groups import Pattern, find_patterns, template
+from graphmem._reflect_groups import Candidate, Pattern, find_patterns, template
 from graphmem._reflect_llm import LLMConcluder
 from graphmem.embed import Embedder
 from graphmem.model import SCHEMA_VERSION, Abstraction, MemoryStatus, make_id, to_ms
@@ -196,6 +196,19 @@ class Reflector:
         said = [str(r.get("content") or "") for r in self.store.nodes("Episode", user_id, ids)]
         return bool(said) and 2 * sum(bool(_HAN.search(t)) for t in said) > len(said)
 
+    def _said_as(self, user_id: str, cand: Candidate) -> str:
+        """What a conclusion in Chinese names the object by: the Chinese alias the user
+        said (绿茶, stored under its canonical name "green tea"), else the object as stored."""
+        ids = sorted({str(r.get("objectId")) for r in cand.sources if r.get("objectId")})
+        names = [str(a) for e in (self.store.nodes("Entity", user_id, ids) if ids else [])
+                 for a in (e.get("aliases") or []) if _HAN.search(str(a))]
+        if not names:
+            return cand.display
+        eps = sorted({str(e) for r in cand.sources for e in (r.get("episodeIds") or [])})[:8]
+        said = " ".join(str(r.get("content") or "")
+                        for r in self.store.nodes("Episode", user_id, eps))
+        return next((n for n in names if n in said), cand.display)
+
     def _qualifies(self, p: Pattern) -> bool:
         s = self.settings
         return len(p.units) >= s.reflect_min_sources and p.confidence >= s.reflect_min_confidence
@@ -224,8 +237,10 @@ class Reflector:
             ids = [make_id("abs", plan.user_id, p.lineage, version, c.key)
                    for c in p.candidates]
             for n, cand in enumerate(p.candidates):
-                conclusion, conditions = drafted[n] if drafted else template(
-                    p, cand, zh=self._said_in_chinese(plan.user_id, cand.sources))
+                zh = self._said_in_chinese(plan.user_id, cand.sources)
+                shown = replace(cand, display=self._said_as(plan.user_id, cand)) if zh \
+                    else cand
+                conclusion, conditions = drafted[n] if drafted else template(p, shown, zh=zh)
                 props: Row = {
                     "id": ids[n], "userId": plan.user_id, "createdAt": now,
                     "recordedAt": now, "expiredAt": None, "forgottenAt": None,

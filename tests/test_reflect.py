@@ -209,7 +209,7 @@ def test_the_users_own_lessons_read_as_a_rule_they_keep(service: MemoryService,
     assert all(a.conditions == ["learned from experience"]
                for a in service.abstractions(user) if a.kind == "rule")
     zh = [a for a in service.reflect(f"{user}-zh").written if a.kind == "rule"]
-    assert [a.conclusion for a in zh] == ["user的经验：升级前一定要备份"]
+    assert [a.conclusion for a in zh] == ["用户的经验：升级前一定要备份"]
     assert len(zh[0].source_ids) == 2
 
 
@@ -224,7 +224,7 @@ def test_what_a_user_said_in_chinese_is_concluded_in_chinese(service: MemoryServ
                               "I prefer Firefox for browsing, still."]):
         say(service, f"{user}-en", 7 * n, text)
     (zh,) = [a for a in service.reflect(f"{user}-zh").written if a.kind == "preference"]
-    assert zh.conclusion == "user一贯偏好Firefox（浏览器）" and zh.conditions == ["选择浏览器时"]
+    assert zh.conclusion == "用户一贯偏好Firefox（浏览器）" and zh.conditions == ["选择浏览器时"]
     (en,) = [a for a in service.reflect(f"{user}-en").written if a.kind == "preference"]
     assert en.conclusion == "user consistently prefers Firefox (browser)"
 
@@ -394,4 +394,14 @@ def test_a_habit_keeps_its_cadence_as_said(service: MemoryService, user: str) ->
     assert (habit.conclusion, habit.conditions) == ("user habitually goes climbing",
                                                     ["every Tuesday"])
     zh = next(a for a in service.reflect(f"{user}-zh").written if a.kind == "habit")
-    assert (zh.conclusion, zh.conditions) == ("user经常攀岩", ["每周二"])
+    assert (zh.conclusion, zh.conditions) == ("用户经常攀岩", ["每周二"])
+
+
+def test_a_chinese_conclusion_names_the_object_as_the_user_said_it(service: MemoryService,
+                                                                   user: str) -> None:
+    """绿茶 is stored under its canonical name "green tea"; the Chinese conclusion says 绿茶."""
+    for n, text in enumerate(["我喜欢喝绿茶。", "我最喜欢的饮料是绿茶。"]):
+        service.add_episode(EpisodeIn(user_id=user, occurred_at=day(5 * n), content=text))
+    drink = next(a for a in service.reflect(user).written if a.kind == "preference")
+    assert drink.conclusion == "用户一贯偏好绿茶（饮料）"
+    assert [service.relation(user, i).object for i in drink.source_ids] == ["green tea"]
