@@ -39,7 +39,7 @@ from graphmem._passages import Span, snippet, with_passages
 from graphmem._recall_versions import asks_before, resolve_versions
 from graphmem._speakers import shown
 from graphmem.inputs import RecallIn
-from graphmem.model import MAX_MS, MemoryKind, MemoryStatus, from_ms, to_ms
+from graphmem.model import MemoryKind, MemoryStatus, from_ms, to_ms
 from graphmem.question import (
     DURATION_QUESTION,
     content_words,
@@ -66,7 +66,7 @@ from graphmem.recall_model import (
     Source,
 )
 from graphmem.relations import believed, valid_at, valid_during
-from graphmem.store.base import HUB_DEGREE, Hit, RelationPageQuery, Row, Store, prefix_term
+from graphmem.store.base import HUB_DEGREE, Hit, Row, Store, prefix_term
 from graphmem.store.queries import PASSAGE
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
@@ -129,16 +129,13 @@ class Recaller:
 
     def _relational(self, user_id: str) -> bool:
         """Is the user's memory made mostly of relations sent as relations (addRelation)
-        rather than learned from episodes: more relations than episodes, and most of the
-        newest 200 relations evidenced by no episode?"""
-        relations = self.store.count("Relation", user_id)[0]
-        if not relations or relations < self.store.count("Episode", user_id)[0]:
+        rather than learned from episodes: most of a sample of 200 relations evidenced by
+        no episode, and at least as many relations as episodes? Read once per 30 s."""
+        sampled, direct = self.store.relation_sample(user_id, 200)
+        if 2 * direct <= sampled:
             return False
-        newest = self.store.relations(user_id, subject=None, predicate=None, obj=None,
-                                      page=RelationPageQuery(as_of=None, known_at=MAX_MS,
-                                                             history=True, limit=200))
-        direct = sum(1 for r in newest if not r.get("episodeIds"))
-        return 2 * direct > len(newest)
+        return self.store.count("Relation", user_id)[0] >= self.store.count("Episode",
+                                                                            user_id)[0]
 
     def recall(self, q: RecallIn, now: datetime) -> RecallResult:
         started = time.perf_counter()

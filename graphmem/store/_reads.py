@@ -208,6 +208,13 @@ class CypherReads:
             return 0, 0
         return int(rows[0][0] or 0), int(rows[0][1] or 0)
 
+    def relation_sample(self, user_id: str, limit: int = 200) -> tuple[int, int]:
+        """(sampled, sent as relations) of up to ``limit`` of the user's relations."""
+        rows = self._exec(self._q.get("relation_sample"), {"userId": user_id, "limit": limit})
+        if not rows:
+            return 0, 0
+        return int(rows[0][0] or 0), int(rows[0][1] or 0)
+
     def has_nodes(self, label: str, user_id: str) -> bool:
         return bool(self._exec(self._q.get("any_node", label=label), {"userId": user_id}))
 

@@ -284,6 +284,10 @@ class Store(Protocol):
 
     def count(self, label: str, user_id: str) -> tuple[int, int]: ...
 
+    def relation_sample(self, user_id: str, limit: int = 200) -> tuple[int, int]:
+        """How many of up to ``limit`` of the user's relations (any, unordered) were
+        sampled, and how many of them no episode evidences."""
+
     def has_nodes(self, label: str, user_id: str) -> bool:
         """Whether the user has any ``label`` node, forgotten ones included (cheap: the
         first node found answers, where ``count`` reads them all)."""

@@ -35,7 +35,7 @@ REQUIRED = (
     "foreign_ids",
     "entities_by_norm", "vector_search", "fulltext_search",
     "entity_degrees", "adjacent_relations", "episode_mentions", "evidence_of",
-    "count_nodes", "count_relations_by_status", "bump_access",
+    "count_nodes", "count_relations_by_status", "bump_access", "relation_sample",
     "export_nodes", "export_edges", "page_episodes", "page_entities", "event_nodes",
 )
 
