@@ -144,6 +144,8 @@ HISTORY = (
     ("swim", "I usually go swimming on Sundays.", "我周末去游泳。"),
     ("swim", "I went swimming this morning.", "我今天早上去游泳了。"),
     ("run", "I go running every morning.", "我每天早上去跑步。"),
+    ("yoga", "I go to yoga on Thursdays.", "我每周四去练瑜伽。"),
+    ("yoga", "I went to yoga after work.", "我下班后去练瑜伽了。"),
     ("lesson2", "Lesson learned: run the tests before deploying.", "教训：部署前先跑测试。"),
     ("lesson2", "Lesson learned: always run the tests before a deploy.",
      "我学到了：部署之前一定要先跑测试。"),
