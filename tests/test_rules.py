@@ -394,7 +394,8 @@ def test_chinese_lessons_after_a_colon(text: str, lesson: str) -> None:
     ("我每周二去攀岩。", "攀岩", "habit"),
     ("我周末去游泳。", "游泳", "habit"),
     ("我去攀岩了。", "攀岩", "event"),
-    ("我每周四去练瑜伽。", "瑜伽", "habit"),
+    ("我每周四去练瑜伽。", "练瑜伽", "habit"),
+    ("我周末去打篮球。", "打篮球", "habit"),
     ("I go to yoga on Thursdays.", "to yoga", "habit"),
 ])
 def test_recurring_activities_are_habits_or_events(text: str, obj: str, category: str) -> None:

@@ -55,8 +55,9 @@ _WHEN_ZH = (r"每周[一二三四五六日天]|每个?周末|每天(?:早上|晚
             r"每个月|周末|平时|经常|常常|每晚|每早")
 _ONCE_ZH = (r"(?:今天|昨天|前天|今早|今晚|昨晚|上周[一二三四五六日天]?)(?:早上|上午|下午|晚上)?"
             r"|下班后|放学后|晚饭后")
-_ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪|打篮球|打羽毛球|踢足球|踢球|瑜伽|"
-                r"钓鱼|跳舞")
+# (the verb stays with its activity: 用户经常练瑜伽, not 经常瑜伽)
+_ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪|打篮球|打羽毛球|踢足球|踢球|"
+                r"练瑜伽|做瑜伽|瑜伽|钓鱼|跳舞")
 _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
@@ -189,7 +190,7 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
         r"我(?:终于)?学到了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|[：:])\s*"
         r"(?P<obj>[^。！!？?]+)")),
     ("habit", re.compile(
-        rf"我(?:(?P<when>{_WHEN_ZH})|{_ONCE_ZH})?(?:都|也|还|又|常|一般)?(?:会)?(?:去)?(?:练|打|踢)?"
+        rf"我(?:(?P<when>{_WHEN_ZH})|{_ONCE_ZH})?(?:都|也|还|又|常|一般)?(?:会)?(?:去)?"
         rf"(?P<obj>{_ACTIVITY_ZH})"
         rf"(?![\u4e00-\u9fff]*(?:吗|呢|？|\?))")),
     ("learned", re.compile(r"经验告诉我[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
