@@ -206,10 +206,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out:
             tmp = Path(args.out).with_suffix(Path(args.out).suffix + ".part")
             with open(tmp, "w", encoding="utf-8") as f:
-                summary = export_user(service, args.user, f, scope=args.scope)
+                summary = export_user(service, args.user, f, scope=args.scope,
+                                      session_id=args.session)
             tmp.replace(args.out)
         else:
-            summary = export_user(service, args.user, sys.stdout, scope=args.scope)
+            summary = export_user(service, args.user, sys.stdout, scope=args.scope,
+                                  session_id=args.session)
     print(f"exported {summary.describe()}", file=sys.stderr)
     return 0
 
@@ -485,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="file to write (default stdout)")
     p.add_argument("--scope", help="only this scope's episodes, relations and abstractions "
                                    "(with the entities they name)")
+    p.add_argument("--session", help="only this session's episodes and relations (with the "
+                                     "entities they name)")
     _store_options(p)
     p.set_defaults(func=cmd_export)
 

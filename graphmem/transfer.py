@@ -105,21 +105,26 @@ class TransferSummary:
 
 
 def export_user(service: MemoryService, user_id: str, out: IO[str],
-                scope: str | None = None) -> TransferSummary:
+                scope: str | None = None, session_id: str | None = None) -> TransferSummary:
     """Write every node and edge of ``user_id`` as JSONL to ``out``; with a ``scope``, the
     episodes, relations and abstractions of that scope (not the user level's), the entities
-    they name and the edges among them."""
+    they name and the edges among them; with a ``session_id``, that session's episodes and
+    relations (a relation's session is the one that first stated it), likewise."""
     user_id = check_id(user_id, "userId") or ""
     scope = check_id(scope, "scope", required=False)
+    session_id = check_id(session_id, "sessionId", required=False)
     store = service.store
     summary = TransferSummary(user_id)
     header = {"type": "header", "format": FORMAT, "version": VERSION, "userId": user_id,
               "exportedAt": to_ms(utcnow()), "graphmemVersion": __version__,
               "schemaVersion": SCHEMA_VERSION, "store": store.name,
               "embeddingModel": service.embedder.model_id, "embeddings": "recomputed on import"}
-    keep = None if scope is None else _scope_ids(store, user_id, scope)
+    keep = None if scope is None and session_id is None else _part_ids(
+        store, user_id, scope, session_id)
     if scope is not None:
         header["scope"] = scope
+    if session_id is not None:
+        header["sessionId"] = session_id
     out.write(_dump(header))
     for label in LABELS:
         count, skip = 0, 0
@@ -150,16 +155,20 @@ def export_user(service: MemoryService, user_id: str, out: IO[str],
     return summary
 
 
-def _scope_ids(store: Store, user_id: str, scope: str) -> set[str]:
-    """The ids a scope's export holds: its episodes, relations and abstractions, and the
-    entities its relations join or its episodes mention."""
+def _part_ids(store: Store, user_id: str, scope: str | None,
+              session_id: str | None) -> set[str]:
+    """The ids a scope's or session's export holds: its episodes, relations and (for a
+    scope) abstractions, and the entities its relations join or its episodes mention."""
     keep: set[str] = set()
-    for label in ("Episode", "Relation", "Abstraction"):
+    labels = ("Episode", "Relation") if session_id is not None else (
+        "Episode", "Relation", "Abstraction")
+    for label in labels:
         skip = 0
         while True:
             rows = store.export_nodes(label, user_id, skip, _PAGE)
             for row in rows:
-                if row.get("scope") == scope:
+                if (scope is None or row.get("scope") == scope) and (
+                        session_id is None or row.get("sessionId") == session_id):
                     keep.add(row["id"])
                     keep.update(str(row[k]) for k in ("subjectId", "objectId") if row.get(k))
             if len(rows) < _PAGE:

@@ -178,6 +178,23 @@ def test_a_scope_exports_alone(service: MemoryService, user: str, tmp_path: Path
     validate_export(path)  # every edge joins two nodes of the file
 
 
+def test_a_session_exports_alone(service: MemoryService, user: str, tmp_path: Path) -> None:
+    one = say(service, user, 1, "I work at Initech as a tester.", session="s1")
+    say(service, user, 2, "I live in Lisbon.", session="s2")
+    buf = io.StringIO()
+    export_user(service, user, buf, session_id="s1")
+    records = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert records[0]["sessionId"] == "s1"
+    nodes = [r for r in records if r["type"] == "node"]
+    assert {r["props"]["id"] for r in nodes if r["label"] == "Episode"} == {one.episode.id}
+    assert {r["props"]["id"] for r in nodes if r["label"] == "Relation"} == {
+        rel.id for rel in one.relations}
+    assert "Lisbon" not in buf.getvalue()
+    path = tmp_path / "s1.jsonl"
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    validate_export(path)
+
+
 # --------------------------------------------------------------------------- the server
 
 
