@@ -47,6 +47,7 @@ from graphmem.question import (
     name_pattern,
     states_time,
     without_names,
+    zh_synonyms,
 )
 from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
 from graphmem.recall_model import (
@@ -156,6 +157,8 @@ class Recaller:
         names = self._named_speakers(q.user_id, text) if t.speakers else []
         search = without_names(text, names) if names and t.strip_names else text
         words = content_words(search) if t.stopwords else search
+        if t.zh_synonyms and (more := zh_synonyms(search)):
+            words = f"{words} {' '.join(more)}"
 
         c = self._gather(q, kinds, search, words, cand, t)
         c.rows = self._load(q.user_id, c.label_of)

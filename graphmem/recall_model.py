@@ -111,6 +111,9 @@ class RecallTuning:
     #: goes above the one naming the old, with or without a link between them
     now_band: float = 0.7
     now_depth: int = 20
+    #: a Chinese question's full-text search also looks for the other words of each group
+    #: of words for one personal fact it uses (graphmem.question.zh_synonyms)
+    zh_synonyms: bool = True
 
 
 DEFAULT_TUNING = RecallTuning()
@@ -152,6 +155,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-score fusion": replace(DEFAULT_TUNING, fusion="rrf", fulltext_weight=0.4),
     "-window before": replace(DEFAULT_TUNING, window_before=-0.6),
     "-now band": replace(DEFAULT_TUNING, now_band=0.0),
+    "-zh synonyms": replace(DEFAULT_TUNING, zh_synonyms=False),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
     "-importance": replace(DEFAULT_TUNING, importance_weight=0.0),
     "importance 0.2": replace(DEFAULT_TUNING, importance_weight=0.2),
