@@ -86,3 +86,25 @@ def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemorySe
                   "What did I drink with breakfast every morning?",  # the past
                   "What do I drink with breakfast every morning in January 2024?"):  # window
         assert _order(service, user, other, reference_time=later)[0] == old, other
+
+
+def test_chinese_words_for_one_personal_fact_widen_the_search() -> None:
+    from graphmem.question import zh_synonyms
+
+    assert {"上级", "领导"} <= set(zh_synonyms("我现在归谁管？"))
+    assert "租金" in zh_synonyms("我现在的房租是多少？")
+    assert zh_synonyms("Who is my manager now?") == []
+    assert zh_synonyms("今天天气怎么样？") == []
+
+
+def test_a_chinese_question_finds_the_message_in_other_words(service: MemoryService,
+                                                             user: str) -> None:
+    new = _say(service, user, 30, "赵敏调去别的组了，我的新上级是孙浩。")
+    _say(service, user, 40, "帮我看看这段代码为什么跑不起来。")
+    got = service.recall(RecallIn(user_id=user, query="我现在归谁管？", limit=5,
+                                  kinds=[MemoryKind.EPISODE]))
+    assert got.items and got.items[0].id == new
+    service._recaller.tuning = replace(service._recaller.tuning, zh_synonyms=False)
+    off = service.recall(RecallIn(user_id=user, query="我现在归谁管？", limit=5,
+                                  kinds=[MemoryKind.EPISODE]))
+    assert not off.items or off.items[0].scores.fulltext in (None, 0.0)
