@@ -30,7 +30,8 @@ import networkx as nx  # type: ignore[import-untyped]
 from graphmem.model import make_id, normalize
 from graphmem.store.base import Row
 
-_HAN_CHARS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+#: a Han character (what a Chinese text holds)
+HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 FAMILY_CATEGORIES = {"event": "habit", "habit": "habit", "routine": "habit", "lesson": "rule"}
 
 
@@ -174,22 +175,24 @@ def find_patterns(user_id: str, rows: list[Row]) -> list[Pattern]:
             else:
                 key = (fam, subj, str(row.get("predicateNorm") or row.get("predicate")),
                        str(row.get("objectNorm") or row.get("object")))
-            if row.get("scope"):  # a scope's patterns are its own (user level: as before)
-                key = (*key, f"scope:{row['scope']}")
-            groups[key].append(row)
+            groups[_scoped(key, row)].append(row)
     for subj, said in lessons.items():
         # one pattern per lesson said again in other words, not one for all of them
         for cluster in _alike(said):
             first = min(cluster, key=lambda r: (int(r.get("validFrom") or 0), r["id"]))
             key = ("rule", subj, "lesson", str(first.get("objectNorm") or first["id"]))
-            if cluster[0].get("scope"):
-                key = (*key, f"scope:{cluster[0]['scope']}")
-            groups[key].extend(cluster)
+            groups[_scoped(key, first)].extend(cluster)
     patterns = []
     for key, members in sorted(groups.items()):
         members.sort(key=lambda r: (int(r.get("validFrom") or 0), r["id"]))
         patterns.append(_pattern(user_id, key, members, g))
     return patterns
+
+
+def _scoped(key: tuple[str, ...], row: Row) -> tuple[str, ...]:
+    """A pattern's key in its source's scope: a scope's patterns are its own (the user
+    level's keys name no scope, as before scopes)."""
+    return (*key, f"scope:{row['scope']}") if row.get("scope") else key
 
 
 _STOP = frozenset("the a an to of and or always never just then every each it is be".split())
@@ -199,7 +202,7 @@ _ALIKE = 0.4
 def _marks(text: str) -> set[str]:
     """What a lesson says, for telling two wordings of it from two lessons: Han characters
     one by one, other words without their common endings."""
-    han = set(_HAN_CHARS.findall(text))
+    han = set(HAN.findall(text))
     words = {re.sub(r"(?:ing|ed|es|e|s)$", "", w) for w in re.findall(r"[a-z]+", text.lower())
              if w not in _STOP}
     return han | {w for w in words if w}

@@ -26,7 +26,6 @@ else (or when the call fails) from templates.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from datetime import datetime
 
 from graphmem._abstractions import abstraction_from_row, order_key, visible
 from graphmem._lifecycle_score import ImportanceModel
-from graphmem._reflect_groups import Candidate, Pattern, find_patterns, template
+from graphmem._reflect_groups import HAN, Candidate, Pattern, find_patterns, template
 from graphmem._reflect_llm import LLMConcluder
 from graphmem.embed import Embedder
 from graphmem.model import SCHEMA_VERSION, Abstraction, MemoryStatus, make_id, to_ms
@@ -46,7 +45,6 @@ log = logging.getLogger(__name__)
 
 _PAGE = 1000
 
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 @dataclass(slots=True)
@@ -188,26 +186,27 @@ class Reflector:
                 closes.append(current)
         return patterns, writes, closes
 
-    def _said_in_chinese(self, user_id: str, sources: list[Row]) -> bool:
-        """Whether the user said these relations in Chinese (most of the episodes they were
-        learned from hold Han characters): the conclusion is then written in Chinese, even
-        when what it names is written in Latin letters ("Firefox")."""
+    def _said(self, user_id: str, sources: list[Row]) -> list[str]:
+        """What the user said in (up to 8 of) the episodes these relations were learned
+        from."""
         ids = sorted({str(e) for r in sources for e in (r.get("episodeIds") or [])})[:8]
-        said = [str(r.get("content") or "") for r in self.store.nodes("Episode", user_id, ids)]
-        return bool(said) and 2 * sum(bool(_HAN.search(t)) for t in said) > len(said)
+        return [str(r.get("content") or "") for r in self.store.nodes("Episode", user_id, ids)]
 
-    def _said_as(self, user_id: str, cand: Candidate) -> str:
+    @staticmethod
+    def _in_chinese(said: list[str]) -> bool:
+        """Whether most of what was said holds Han characters: the conclusion is then
+        written in Chinese, even when what it names is written in Latin letters
+        ("Firefox")."""
+        return bool(said) and 2 * sum(bool(HAN.search(t)) for t in said) > len(said)
+
+    def _said_as(self, user_id: str, cand: Candidate, said: list[str]) -> str:
         """What a conclusion in Chinese names the object by: the Chinese alias the user
         said (绿茶, stored under its canonical name "green tea"), else the object as stored."""
         ids = sorted({str(r.get("objectId")) for r in cand.sources if r.get("objectId")})
         names = [str(a) for e in (self.store.nodes("Entity", user_id, ids) if ids else [])
-                 for a in (e.get("aliases") or []) if _HAN.search(str(a))]
-        if not names:
-            return cand.display
-        eps = sorted({str(e) for r in cand.sources for e in (r.get("episodeIds") or [])})[:8]
-        said = " ".join(str(r.get("content") or "")
-                        for r in self.store.nodes("Episode", user_id, eps))
-        return next((n for n in names if n in said), cand.display)
+                 for a in (e.get("aliases") or []) if HAN.search(str(a))]
+        text = " ".join(said)
+        return next((n for n in names if n in text), cand.display)
 
     def _qualifies(self, p: Pattern) -> bool:
         s = self.settings
@@ -237,10 +236,14 @@ class Reflector:
             ids = [make_id("abs", plan.user_id, p.lineage, version, c.key)
                    for c in p.candidates]
             for n, cand in enumerate(p.candidates):
-                zh = self._said_in_chinese(plan.user_id, cand.sources)
-                shown = replace(cand, display=self._said_as(plan.user_id, cand)) if zh \
-                    else cand
-                conclusion, conditions = drafted[n] if drafted else template(p, shown, zh=zh)
+                if drafted:
+                    conclusion, conditions = drafted[n]
+                else:  # in the language the user said it in, naming it as they did
+                    said = self._said(plan.user_id, cand.sources)
+                    zh = self._in_chinese(said)
+                    conclusion, conditions = template(p, replace(
+                        cand, display=self._said_as(plan.user_id, cand, said)) if zh else cand,
+                        zh=zh)
                 props: Row = {
                     "id": ids[n], "userId": plan.user_id, "createdAt": now,
                     "recordedAt": now, "expiredAt": None, "forgottenAt": None,
