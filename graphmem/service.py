@@ -162,8 +162,6 @@ class MemoryService:
         self.store.apply(plan)
         if plan.episodes or "Episode" in plan.updates:
             self._recaller.speakers.drop(plan.user_id)
-        if plan.episodes or plan.relations:
-            self._recaller.shape.drop(plan.user_id)
         if self.webhooks is not None:
             self.webhooks.notify(plan.user_id)
 
