@@ -34,33 +34,6 @@ def content_words(text: str) -> str:
     return " ".join(kept) if kept else text
 
 
-# Chinese words for the same personal fact: a question says 谁管我 where the message said
-# 上级. The full text matches words, and MiniLM reads no Chinese, so a Chinese question also
-# searches the other words of each group it names (graphmem.recall, ``zh_synonyms``).
-_ZH_GROUPS = (
-    ("上级", "领导", "老板", "经理", "主管", "汇报", "归谁管", "管我"),
-    ("住在", "定居", "搬到", "搬家", "城市", "居住"),
-    ("房租", "租金", "月租"),
-    ("公司", "单位", "任职", "入职", "上班", "跳槽"),
-    ("存钱", "存下", "储蓄", "存款", "攒钱"),
-    ("截止", "最晚", "期限", "到期", "交"),
-    ("饮料", "喝", "咖啡", "茶"),
-    ("编辑器", "写代码", "IDE"),
-)
-
-
-def zh_synonyms(question: str) -> list[str]:
-    """The other words of each group of Chinese words for one personal fact that the
-    question uses (none for a question without Han characters)."""
-    if not re.search(r"[\u3400-\u9fff]", question):
-        return []
-    out: list[str] = []
-    for group in _ZH_GROUPS:
-        if any(w in question for w in group):
-            out.extend(w for w in group if w not in question and w not in out)
-    return out
-
-
 def name_pattern(name: str) -> re.Pattern[str]:
     """A name as a whole word (possessive allowed); CJK names as a plain substring."""
     if re.search(r"[\u3040-\u30ff\u3400-\u9fff]", name):

@@ -34,6 +34,7 @@ from datetime import datetime
 
 from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
+from graphmem._facets import Facet, facets_of, on_facet, synonyms
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import Span, snippet, with_passages
 from graphmem._recall_versions import asks_before, resolve_versions
@@ -47,7 +48,6 @@ from graphmem.question import (
     name_pattern,
     states_time,
     without_names,
-    zh_synonyms,
 )
 from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
 from graphmem.recall_model import (
@@ -159,10 +159,11 @@ class Recaller:
         names = self._named_speakers(q.user_id, text) if t.speakers else []
         search = without_names(text, names) if names and t.strip_names else text
         words = content_words(search) if t.stopwords else search
-        if t.zh_synonyms and (more := zh_synonyms(search)):
-            words = f"{words} {' '.join(more)}"
+        looked_for = words  # the full text also looks for the other words of its facets
+        if t.facet_words and (more := synonyms(search)):
+            looked_for = f"{words} {' '.join(more)}"
 
-        c = self._gather(q, kinds, search, words, cand, t)
+        c = self._gather(q, kinds, search, looked_for, cand, t)
         c.rows = self._load(q.user_id, c.label_of)
         named = {i: is_named(c.label_of[i], row, names) for i, row in c.rows.items()}
         self._rank(c, named, t)
@@ -223,10 +224,13 @@ class Recaller:
             at=as_of if as_of is not None else to_ms(window.end) if window else None,
             before=asks_before(q.query), limit=q.limit, known_at=known_at) \
             if MemoryKind.EPISODE in kinds and not q.include_history else []
-        if t.now_band > 0 and as_of is None and window is None and not q.include_history \
+        if as_of is None and window is None and not q.include_history \
                 and not asks_before(q.query) and not asks_past(q.query) \
-                and not asks_yes_no(q.query):
-            newest_first_among_equals(items, t.now_band, t.now_depth)
+                and not asks_yes_no(q.query):  # a question about now
+            if t.facet_order:
+                newest_first_on_facet(items, c.rows, facets_of(search), t.facet_depth)
+            if t.now_band > 0:
+                newest_first_among_equals(items, t.now_band, t.now_depth)
         chosen = _quota(items, q.limit, kinds)
         self._provenance(q.user_id, chosen, c.rows)
         current = as_of is None and window is None and q.known_at is None
@@ -683,6 +687,32 @@ def asks_past(question: str) -> bool:
     return _PAST.search(question) is not None
 
 
+def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
+                          facets: tuple[Facet, ...], depth: int) -> None:
+    """Reorder, in place, the episodes among the first ``depth`` items that state something
+    on a facet the question asks about (``graphmem._facets``): newest first, in the places
+    those episodes held, each place keeping its score. "Who is my manager now?": every
+    message naming the user's boss is a version of that one fact, whatever its score."""
+    if not facets:
+        return
+    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
+              and on_facet(str((rows.get(it.id) or {}).get("content") or ""), facets)]
+    _newest_first(items, places)
+
+
+def _newest_first(items: list[RecallItem], places: list[int]) -> None:
+    """The items at ``places`` newest first, in those places, each place keeping its score
+    (so the list stays sorted)."""
+    if len(places) < 2:
+        return
+    ordered = sorted((items[n] for n in places),
+                     key=lambda it: (-(to_ms(it.occurred_at) or 0), -it.score, it.id))
+    scores = [items[n].score for n in places]
+    for n, it, score in zip(places, ordered, scores, strict=True):
+        it.score = score
+        items[n] = it
+
+
 def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) -> None:
     """Reorder, in place, the episodes among the first ``depth`` items that score at least
     ``band`` x the best of them: newest first, in the places those episodes held (the
@@ -693,13 +723,7 @@ def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) 
     if len(places) < 2:
         return
     best = max(items[n].score for n in places)
-    strong = [n for n in places if items[n].score >= band * best]
-    ordered = sorted((items[n] for n in strong),
-                     key=lambda it: (-(to_ms(it.occurred_at) or 0), -it.score, it.id))
-    scores = [items[n].score for n in strong]  # each place keeps its score: still sorted
-    for n, it, score in zip(strong, ordered, scores, strict=True):
-        it.score = score
-        items[n] = it
+    _newest_first(items, [n for n in places if items[n].score >= band * best])
 
 
 def in_scope(kind: MemoryKind, row: Row, scope: str | None, session_id: str | None) -> bool:

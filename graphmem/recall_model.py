@@ -111,9 +111,13 @@ class RecallTuning:
     #: goes above the one naming the old, with or without a link between them
     now_band: float = 0.7
     now_depth: int = 20
-    #: a Chinese question's full-text search also looks for the other words of each group
-    #: of words for one personal fact it uses (graphmem.question.zh_synonyms)
-    zh_synonyms: bool = True
+    #: a question's full-text search also looks for the other words of each facet (group of
+    #: words for one personal fact: manager, home, rent...) it names (graphmem._facets)
+    facet_words: bool = True
+    #: a question about now: the episodes among the first ``now_depth`` items that state
+    #: something on a facet it names come newest first, whatever their scores
+    facet_order: bool = True
+    facet_depth: int = 10
 
 
 DEFAULT_TUNING = RecallTuning()
@@ -155,7 +159,8 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-score fusion": replace(DEFAULT_TUNING, fusion="rrf", fulltext_weight=0.4),
     "-window before": replace(DEFAULT_TUNING, window_before=-0.6),
     "-now band": replace(DEFAULT_TUNING, now_band=0.0),
-    "-zh synonyms": replace(DEFAULT_TUNING, zh_synonyms=False),
+    "-facet words": replace(DEFAULT_TUNING, facet_words=False),
+    "-facet order": replace(DEFAULT_TUNING, facet_order=False),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
     "-importance": replace(DEFAULT_TUNING, importance_weight=0.0),
     "importance 0.2": replace(DEFAULT_TUNING, importance_weight=0.2),

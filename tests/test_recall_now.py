@@ -1,6 +1,7 @@
-"""A question about now puts the newest of the messages that answer it about equally well
-first, with or without a version link between them; questions about the past, about a
-time window, about experience or counts, and yes/no questions keep the ranking by score."""
+"""A question about now puts the newest of the messages that answer it about equally well,
+or that state something on the personal fact it asks about, first, with or without a
+version link between them; questions about the past, about a time window, about
+experience or counts, and yes/no questions keep the ranking by score."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graphmem._facets import facets_of, on_facet, synonyms
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import asks_past, asks_yes_no, newest_first_among_equals
@@ -76,10 +78,10 @@ def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemorySe
     tuning = service._recaller.tuning
     # the hashing embedder scores the newer message ~0.45 of the older: a band of 0.4
     # takes both, the band off keeps the order by score
-    service._recaller.tuning = replace(tuning, now_band=0.0)
+    service._recaller.tuning = replace(tuning, now_band=0.0, facet_order=False)
     assert _order(service, user, "What do I drink with breakfast every morning?",
                   reference_time=later)[:2] == [old, new]
-    service._recaller.tuning = replace(tuning, now_band=0.4)
+    service._recaller.tuning = replace(tuning, now_band=0.4, facet_order=False)
     assert _order(service, user, "What do I drink with breakfast every morning?",
                   reference_time=later)[:2] == [new, old]
     for other in ("Do I drink hot chocolate with breakfast every morning?",  # yes/no
@@ -88,13 +90,55 @@ def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemorySe
         assert _order(service, user, other, reference_time=later)[0] == old, other
 
 
-def test_chinese_words_for_one_personal_fact_widen_the_search() -> None:
-    from graphmem.question import zh_synonyms
+def test_the_words_of_a_personal_fact_widen_the_search() -> None:
+    assert {"上级", "领导"} <= set(synonyms("我现在归谁管？"))
+    assert "租金" in synonyms("我现在的房租是多少？")
+    assert {"boss", "manager", "supervisor"} <= set(synonyms("To whom do I report now?"))
+    assert {"coffee", "tea"} <= set(synonyms("What do I drink in the morning these days?"))
+    # a question naming one value asks about it, not about every other one
+    assert "coffee" not in synonyms("How often do I drink tea?")
+    assert "游泳" not in synonyms("我说过几次去跑步？")
+    assert synonyms("今天天气怎么样？") == []
+    assert synonyms("Can you explain recursion?") == []
+    assert [f.name for f in facets_of("Where do I live at the moment?")] == ["home"]
+    assert facets_of("我现在在哪家公司上班？")[0].name == "employer"
 
-    assert {"上级", "领导"} <= set(zh_synonyms("我现在归谁管？"))
-    assert "租金" in zh_synonyms("我现在的房租是多少？")
-    assert zh_synonyms("Who is my manager now?") == []
-    assert zh_synonyms("今天天气怎么样？") == []
+
+def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:
+    boss = facets_of("Who is my manager now?")
+    assert on_facet("Long story. (Side note: Aisha moved teams and my new boss is Marco.)",
+                    boss)
+    assert on_facet("I report to Aisha Okafor, who wants a summary every Friday.", boss)
+    assert not on_facet("Should I ask my manager for a raise?", boss)  # a question
+    assert not on_facet("Can you explain this SQL query?", boss)
+    drink = facets_of("What do I drink in the morning?")
+    assert on_facet("I swapped espresso for black coffee in the mornings.", drink)
+    assert not on_facet("I swapped espresso for black coffee in the mornings.", ())
+
+
+def test_messages_on_the_asked_facet_come_newest_first(service: MemoryService,
+                                                         user: str) -> None:
+    filler = ("I'm trying to speed up a reporting script at work, and the profiler says "
+              "most of the time goes into one function that loads orders row by row. ")
+    old = _say(service, user, 0, filler + "Unrelated, but I report to Aisha Okafor now, "
+               "who wants a written summary every Friday.")
+    _say(service, user, 20, "Can you suggest a good book about gardening?")
+    new = _say(service, user, 90, "Can you help me plan a trip? (Side note: Aisha moved to "
+               "another team and my new boss is Marco Rossi.)")
+    later = T0 + timedelta(days=100)
+    question = "To whom do I report now?"
+    tuning = service._recaller.tuning
+    service._recaller.tuning = replace(tuning, now_band=0.0, facet_order=False)
+    off = _order(service, user, question, reference_time=later)
+    assert off.index(old) < off.index(new)  # by score, the old message leads
+    service._recaller.tuning = replace(tuning, now_band=0.0)
+    on = _order(service, user, question, reference_time=later)
+    assert on.index(new) < on.index(old)
+    assert set(on) == set(off)  # reordered, nothing added or dropped
+    # a question about a time or about the past is not reordered newest first
+    for asked in ("Who did I report to in January 2024?", "Who did I report to?"):
+        then = _order(service, user, asked, reference_time=later)
+        assert then.index(old) < then.index(new), asked
 
 
 def test_a_chinese_question_finds_the_message_in_other_words(service: MemoryService,
@@ -104,7 +148,7 @@ def test_a_chinese_question_finds_the_message_in_other_words(service: MemoryServ
     got = service.recall(RecallIn(user_id=user, query="我现在归谁管？", limit=5,
                                   kinds=[MemoryKind.EPISODE]))
     assert got.items and got.items[0].id == new
-    service._recaller.tuning = replace(service._recaller.tuning, zh_synonyms=False)
+    service._recaller.tuning = replace(service._recaller.tuning, facet_words=False)
     off = service.recall(RecallIn(user_id=user, query="我现在归谁管？", limit=5,
                                   kinds=[MemoryKind.EPISODE]))
     assert not off.items or off.items[0].scores.fulltext in (None, 0.0)

@@ -1,0 +1,157 @@
+"""Facets of a person: groups of words for one personal fact (where they live, who they work
+for, who their manager is, what they drink, what they pay in rent...).
+
+A question and the message that answers it often name the fact in other words: "Who do I
+report to now?" where the user wrote "my new boss is Hannah Kim", "Which city am I based
+in?" where they wrote "we've moved to Toronto", 我现在归谁管 where they wrote 我的新上级是孙浩.
+Full text matches words and a small embedder barely links such paraphrases (MiniLM: .17 and
+.25 for the first two). So recall reads which facets a question asks about and:
+
+* its full-text search also looks for the other words of each facet (``synonyms``);
+* for a question about now, the episodes among the first ones found that state something
+  on that facet (a first-person sentence naming one of its words, ``on_facet``) are most
+  likely versions of the same fact, and come newest first (``graphmem.recall``).
+
+The groups are general vocabulary of everyday personal facts, written for the product
+(English and Chinese), not learned from any data. They are deliberately specific: a word
+common in any chat ("work", "time", "day") does not make a facet.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Facet:
+    name: str
+    words: tuple[str, ...]  # what a question names the fact by
+    values: tuple[str, ...]  # usual values of it (coffee, tea): a message may name only one
+    asked: re.Pattern[str]  # where a question names the fact (its words)
+    said: re.Pattern[str]  # where a message names the fact (its words or a value)
+
+
+def _words(listed: str) -> tuple[str, ...]:
+    sep = "," if "," in listed else None
+    return tuple(w.strip() for w in listed.split(sep) if w.strip())
+
+
+def _en(name: str, words: str, values: str = "", extra: str = "") -> Facet:
+    """An English facet: ``words`` and ``values`` separated by commas (phrases allowed),
+    each matched as whole words with a plural or verb ending; ``extra``, more ways a
+    question or message names it (a regex)."""
+    def alts(listed: tuple[str, ...]) -> list[str]:
+        return [r"\s+".join(re.escape(p) for p in w.split()) + r"(?:s|es|d|ed|ing)?"
+                for w in listed]
+
+    ws, vs = _words(words), _words(values)
+    asked = alts(ws) + ([extra] if extra else [])
+    return Facet(name, ws, vs, re.compile(r"\b(?:" + "|".join(asked) + r")\b", re.I),
+                 re.compile(r"\b(?:" + "|".join(asked + alts(vs)) + r")\b", re.I))
+
+
+def _zh(name: str, words: str, values: str = "") -> Facet:
+    ws, vs = _words(words), _words(values)
+    return Facet(name, ws, vs, re.compile("|".join(re.escape(w) for w in ws)),
+                 re.compile("|".join(re.escape(w) for w in ws + vs)))
+
+
+EN_FACETS: tuple[Facet, ...] = (
+    _en("employer", "employer, company, job, firm, workplace, employed, hired, joined",
+        extra=r"work(?:s|ing|ed)?\s+(?:at|for)"),
+    _en("manager", "boss, manager, supervisor, team lead, line manager",
+        extra=r"report(?:s|ing)?\s+(?:to|directly)|whom?\s+do\s+i\s+report"),
+    _en("home", "live, home, city, town, based, moved, relocated, settled, address, "
+                "neighborhood, neighbourhood, hometown", extra=r"living\s+in"),
+    _en("rent", "rent, landlord, lease, apartment, flat, mortgage, housing"),
+    _en("savings", "savings, put aside, set aside, put away, emergency fund",
+        extra=r"sav(?:e|es|ed|ing)"),
+    _en("income", "salary, paycheck, income, wage, earn, pay raise"),
+    _en("deadline", "deadline, due, hand in, turn in, submit, submission, cutoff"),
+    _en("drink", "drink, beverage", "coffee, tea, espresso, latte, cappuccino, matcha, "
+                                    "hot chocolate, cocoa, juice, smoothie"),
+    _en("diet", "diet, eat, food, cuisine, breakfast, lunch, dinner", "vegetarian, vegan"),
+    _en("editor", "editor, IDE, coding setup", "vim, neovim, emacs, vs code, vscode, "
+                  "visual studio, zed, helix, sublime, intellij, pycharm"),
+    _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook"),
+    _en("commute", "commute, get to work", "car, drive, bike, bicycle, scooter, train, bus, "
+                                           "public transport"),
+    _en("pet", "pet", "dog, cat, puppy, kitten, rabbit, hamster, parrot"),
+    _en("partner", "partner, wife, husband, girlfriend, boyfriend, spouse, fiance, fiancee, "
+                   "married"),
+    _en("children", "kid, son, daughter, child, children, baby"),
+    _en("exercise", "exercise, workout, sport, gym", "running, jog, swim, yoga, climbing, "
+                    "cycling, marathon, personal best"),
+    _en("health", "allergy, allergic, medication, medicine, doctor, diagnosed"),
+    _en("weight", "weigh, weight, kg, kilos, pounds"),
+    _en("study", "school, university, college, degree, course, studying, major"),
+    _en("hobby", "hobby, hobbies, pastime, free time, spare time"),
+    _en("budget", "budget, spend, spending, expenses"),
+)
+
+ZH_FACETS: tuple[Facet, ...] = (
+    _zh("manager", "上级 领导 老板 经理 主管 汇报 归谁管 管我"),
+    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家"),
+    _zh("rent", "房租 租金 月租 房东 房贷"),
+    _zh("employer", "公司 单位 任职 入职 上班 跳槽 工作单位"),
+    _zh("savings", "存钱 存下 储蓄 存款 攒钱"),
+    _zh("income", "工资 薪水 收入 月薪 年薪 涨薪"),
+    _zh("deadline", "截止 最晚 期限 到期 交"),
+    _zh("drink", "饮料 喝", "咖啡 茶"),
+    _zh("diet", "饮食 忌口 早餐 午饭 晚饭", "吃素"),
+    _zh("editor", "编辑器 写代码", "IDE"),
+    _zh("device", "手机 电脑 笔记本 平板"),
+    _zh("commute", "通勤", "开车 地铁 公交 骑车 自行车"),
+    _zh("pet", "宠物", "猫 狗"),
+    _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚"),
+    _zh("children", "孩子 儿子 女儿 宝宝"),
+    _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松"),
+    _zh("health", "过敏 吃药 医生 确诊"),
+    _zh("weight", "体重 公斤"),
+    _zh("study", "学校 大学 专业 课程 学位"),
+    _zh("hobby", "爱好 业余"),
+    _zh("budget", "预算 花销 开销 花费"),
+)
+
+
+@cache
+def facets_of(question: str) -> tuple[Facet, ...]:
+    """The facets a question names: Chinese ones when it has Han characters, else English."""
+    table = ZH_FACETS if _HAN.search(question) else EN_FACETS
+    return tuple(f for f in table if f.asked.search(question))
+
+
+def synonyms(question: str) -> list[str]:
+    """The other words of the facets the question names (by their words: "How often do I
+    swim?" names no facet, it asks about swimming, not every sport), and their usual
+    values unless it names one itself ("How often do I drink tea?" is about tea)."""
+    folded = question.casefold()
+    out: list[str] = []
+    for facet in facets_of(question):
+        named_value = facet.said.pattern != facet.asked.pattern and \
+            facet.said.search(facet.asked.sub(" ", question)) is not None
+        for w in facet.words + (() if named_value else facet.values):
+            if w.casefold() not in folded and w not in out:
+                out.append(w)
+    return out
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+_ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
+
+
+def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
+    """Does ``text`` state something on one of ``facets``: a sentence, not a question, that
+    names one of its words? Not only first-person ones: "Update on the grant: the
+    submission date moved to May 30" is the user's deadline too."""
+    if not facets:
+        return False
+    for sentence in _SENTENCE.split(text):
+        if not _ASKS.search(sentence) and any(f.said.search(sentence) for f in facets):
+            return True
+    return False
+
