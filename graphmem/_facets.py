@@ -33,6 +33,7 @@ class Facet:
     values: tuple[str, ...]  # usual values of it (coffee, tea): a message may name only one
     asked: re.Pattern[str]  # where a question names the fact (its words)
     said: re.Pattern[str]  # where a message names the fact (its words or a value)
+    value: re.Pattern[str]  # where a message names one of its values
 
 
 def _words(listed: str) -> tuple[str, ...]:
@@ -51,13 +52,15 @@ def _en(name: str, words: str, values: str = "", extra: str = "") -> Facet:
     ws, vs = _words(words), _words(values)
     asked = alts(ws) + ([extra] if extra else [])
     return Facet(name, ws, vs, re.compile(r"\b(?:" + "|".join(asked) + r")\b", re.I),
-                 re.compile(r"\b(?:" + "|".join(asked + alts(vs)) + r")\b", re.I))
+                 re.compile(r"\b(?:" + "|".join(asked + alts(vs)) + r")\b", re.I),
+                 re.compile(r"\b(?:" + "|".join(alts(vs) or ["(?!)"]) + r")\b", re.I))
 
 
 def _zh(name: str, words: str, values: str = "") -> Facet:
     ws, vs = _words(words), _words(values)
     return Facet(name, ws, vs, re.compile("|".join(re.escape(w) for w in ws)),
-                 re.compile("|".join(re.escape(w) for w in ws + vs)))
+                 re.compile("|".join(re.escape(w) for w in ws + vs)),
+                 re.compile("|".join(re.escape(w) for w in vs) or "(?!)"))
 
 
 EN_FACETS: tuple[Facet, ...] = (
@@ -141,17 +144,24 @@ def synonyms(question: str) -> list[str]:
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+# a number, or a word written with a capital that does not open the sentence
+_VALUE = re.compile(r"\d|\b[A-Z][a-z]+")
 _ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
 
 
 def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
-    """Does ``text`` state something on one of ``facets``: a sentence, not a question, that
-    names one of its words? Not only first-person ones: "Update on the grant: the
-    submission date moved to May 30" is the user's deadline too."""
-    if not facets:
-        return False
+    """Does ``text`` state a value of one of ``facets``: a sentence, not a question, that
+    names the facet and carries a value (a number, a name written with a capital, one of
+    the facet's usual values; any Chinese sentence, whose names have no capitals)? Not only
+    first-person sentences: "Update on the grant: the submission date moved to May 30" is
+    the user's deadline too. A sentence naming the facet in passing ("the managers look
+    at it on Mondays") states no version of it."""
     for sentence in _SENTENCE.split(text):
-        if not _ASKS.search(sentence) and any(f.said.search(sentence) for f in facets):
-            return True
+        if _ASKS.search(sentence):
+            continue
+        for f in facets:
+            if f.said.search(sentence) and (
+                    _HAN.search(sentence) or _VALUE.search(sentence, 1)
+                    or (f.values and f.value.search(sentence))):
+                return True
     return False
-

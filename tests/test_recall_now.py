@@ -111,6 +111,8 @@ def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> Non
     assert on_facet("I report to Aisha Okafor, who wants a summary every Friday.", boss)
     assert not on_facet("Should I ask my manager for a raise?", boss)  # a question
     assert not on_facet("Can you explain this SQL query?", boss)
+    # the facet named in passing, with no value: no version of it
+    assert not on_facet("It feeds a dashboard that managers look at every week.", boss)
     drink = facets_of("What do I drink in the morning?")
     assert on_facet("I swapped espresso for black coffee in the mornings.", drink)
     assert not on_facet("I swapped espresso for black coffee in the mornings.", ())
