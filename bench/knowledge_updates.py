@@ -1,0 +1,310 @@
+"""Knowledge updates on hand-written facts: does a question about now get the new version
+of a changed fact above the old one?
+
+The single-user corpus (``corpus.py``) plants eight kinds of fact, and recall's facets
+(``graphmem._facets``) cover those eight among others, so its update figure says little
+about facts it was not shaped on. This set was written separately: 24 English and 12
+Chinese changes of everyday facts (a 5K time, a dog's name, a gym, a phone, a landlord...,
+some inside recall's facet vocabulary, some outside it), each said once, then said again
+with a new value weeks later, inside assistant requests about something else, among filler
+requests. Six changes per user, 40 messages over 120 days, sent through GraphQL
+(``addEpisodes``, ``role`` user, no ``speaker``); each question about now goes to
+``recall`` with ``referenceTime`` a day after the last message.
+
+Reported per language and recall variant: **update** (the new version in the top 10 and
+above the old one), **new@1** (the new version first) and **both in 10**; BM25 over the
+same messages beside them. Variants change one stage of the default recall
+(``RecallTuning``): ``-facet order``, ``-facet words``, ``-now band``, and all three off.
+
+    python bench/knowledge_updates.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import RESULTS, header, log, table, write_json  # noqa: E402
+from _retrieval import Baselines, multilingual_tokens, refs_of  # noqa: E402
+from single_user import ADD, RECALL, GraphQL  # noqa: E402
+
+# (old statement, new statement, question about now)
+EN: list[tuple[str, str, str]] = [
+    ("My 5K personal best is 27:40, set at the spring fun run.",
+     "I ran the harbour 5K on Saturday and my new personal best is 25:55.",
+     "What is my current 5K personal best?"),
+    ("Our dog is called Biscuit, he's a very lazy beagle.",
+     "We renamed the rescue dog Pepper because he never answered to Biscuit.",
+     "What is my dog's name these days?"),
+    ("I train at Ironworks Gym near the station.",
+     "I cancelled Ironworks and signed up at Peak Fitness, it's closer to home.",
+     "Which gym do I go to now?"),
+    ("I'm on a Pixel 6 and the battery barely lasts a day.",
+     "I finally replaced my phone, it's an iPhone 15 now.",
+     "What phone do I have at the moment?"),
+    ("My Instagram account for the bakery has about 1,200 followers.",
+     "The bakery's Instagram just passed 3,400 followers after the reel went viral.",
+     "How many followers does my bakery's Instagram have now?"),
+    ("I drive a 2012 Honda Civic to work.",
+     "I sold the Civic and now I drive a used Toyota Prius.",
+     "What car do I drive currently?"),
+    ("My Spanish class meets on Tuesday evenings at the community centre.",
+     "The Spanish class moved to Thursday evenings this term.",
+     "When does my Spanish class meet now?"),
+    ("My landlord is Mr. Petrov, he's slow with repairs.",
+     "The building was sold and our new landlord is a company called Harbor Homes.",
+     "Who is my landlord now?"),
+    ("I'm reading Middlemarch, about halfway through.",
+     "I finished Middlemarch and started The Remains of the Day.",
+     "What book am I reading right now?"),
+    ("I volunteer at the Eastside food bank on Saturdays.",
+     "I stopped going to the food bank and now volunteer at the animal shelter on Sundays.",
+     "Where do I volunteer these days?"),
+    ("My daughter Mia is in second grade at Lincoln Elementary.",
+     "Mia switched schools and now goes to Oakridge Academy.",
+     "Which school does Mia attend now?"),
+    ("My blood pressure medication is lisinopril, 10 mg.",
+     "The doctor switched me from lisinopril to amlodipine 5 mg.",
+     "What blood pressure medication am I on now?"),
+    ("I pay 45 dollars a month for my phone plan with Verizon.",
+     "I moved my phone plan to Mint Mobile, 15 dollars a month.",
+     "How much do I pay for my phone plan now?"),
+    ("I play five-a-side football on Wednesdays with people from work.",
+     "I quit football after the knee injury and took up swimming on Wednesdays.",
+     "What sport do I do on Wednesdays now?"),
+    ("My team uses Jira for tickets.",
+     "We migrated all our tickets from Jira to Linear last sprint.",
+     "Which ticket tracker does my team use now?"),
+    ("My bike commute is 8 km each way.",
+     "Since the move my bike commute is 14 km each way.",
+     "How long is my bike commute now?"),
+    ("My therapist is Dr. Alvarez, I see her every other week.",
+     "Dr. Alvarez retired, so I now see Dr. Chen every other week.",
+     "Who is my therapist now?"),
+    ("I weigh about 92 kg right now.",
+     "After the summer of cycling I'm down to 84 kg.",
+     "How much do I weigh now?"),
+    ("My favourite band at the moment is Fleet Foxes.",
+     "Honestly these days my favourite band is Big Thief, I can't stop playing them.",
+     "What is my favourite band currently?"),
+    ("Our wedding date is set for June 14.",
+     "We pushed the wedding to September 20 because the venue flooded.",
+     "When is my wedding now?"),
+    ("My kid's bedtime is 8 pm.",
+     "We moved the kids' bedtime to 8:30 pm now that the days are longer.",
+     "What time is my kid's bedtime now?"),
+    ("I host my website on a DigitalOcean droplet.",
+     "I moved the website off DigitalOcean onto Netlify.",
+     "Where is my website hosted now?"),
+    ("I'm learning the cello with a teacher named Ruth.",
+     "Ruth moved away, my new cello teacher is Daniel.",
+     "Who teaches me cello now?"),
+    ("My monthly grocery budget is 400 dollars.",
+     "We raised the grocery budget to 520 dollars a month with prices going up.",
+     "What is my monthly grocery budget now?"),
+]
+
+ZH: list[tuple[str, str, str]] = [
+    ("我的5公里最好成绩是28分10秒。", "上周六比赛我把5公里最好成绩刷新到了26分05秒。",
+     "我现在5公里的最好成绩是多少？"),
+    ("我家的狗叫旺财，是一只柯基。", "我们给狗改名叫豆包了，旺财这个名字它一直不认。",
+     "我家的狗现在叫什么？"),
+    ("我在家附近的力美健身房锻炼。", "我退了力美的卡，现在去公司楼下的乐刻健身。",
+     "我现在去哪家健身房？"),
+    ("我用的手机是小米12，电池不太行。", "我终于换手机了，现在用的是华为Mate 60。",
+     "我现在用什么手机？"),
+    ("我每天开车上班，开的是一辆旧的大众朗逸。", "朗逸卖掉了，我现在开一辆比亚迪海豚。",
+     "我现在开什么车？"),
+    ("我的西班牙语课每周二晚上上。", "这学期西班牙语课改到每周四晚上了。",
+     "我的西班牙语课现在什么时候上？"),
+    ("我正在读《百年孤独》，读到一半。", "《百年孤独》读完了，现在在读《活着》。",
+     "我现在在读什么书？"),
+    ("我女儿在实验小学读二年级。", "女儿转学了，现在在育才小学上学。",
+     "我女儿现在在哪个学校？"),
+    ("我的手机套餐每月88元。", "我把手机套餐换成了每月39元的。",
+     "我现在手机套餐每月多少钱？"),
+    ("我们团队用禅道管理需求。", "上个迭代我们把需求从禅道迁到了飞书项目。",
+     "我们团队现在用什么管理需求？"),
+    ("我的体重大概92公斤。", "夏天骑了几个月车，现在降到84公斤了。",
+     "我现在体重多少？"),
+    ("我们的婚礼定在6月14日。", "场地被淹了，婚礼推迟到9月20日。",
+     "我的婚礼现在定在哪天？"),
+]
+
+FILLER_EN = [
+    "Can you explain how a Python generator differs from a list comprehension?",
+    "Could you draft a polite email declining a meeting invitation next week?",
+    "What's a good way to structure a 10 minute talk about code review?",
+    "Please suggest three vegetarian dinners that take under 30 minutes.",
+    "How do I make a pivot table in a spreadsheet that sums by month?",
+    "Can you help me write a birthday message for a colleague who is leaving?",
+    "What are the pros and cons of index funds versus picking stocks?",
+    "Give me a packing list for a weekend of camping in the mountains.",
+    "How should I prepare for a system design interview in two weeks?",
+    "Could you summarise the main ideas of stoicism in a few paragraphs?",
+    "What is a gentle stretching routine for after a long day at the desk?",
+    "Help me plan a budget-friendly day out in the city with two kids.",
+    "Can you rewrite this sentence to sound less formal: we regret to inform you?",
+    "How do I get rid of fruit flies in the kitchen?",
+    "Explain the difference between TCP and UDP like I'm new to networking.",
+    "What are some good questions to ask at the end of a job interview?",
+    "Can you recommend a few podcasts about history for a long drive?",
+    "How long should I boil an egg for a jammy yolk?",
+    "Suggest a name for a small pottery side business.",
+    "What's the best way to learn touch typing as an adult?",
+]
+FILLER_ZH = [
+    "能帮我解释一下Python里生成器和列表推导式的区别吗？",
+    "帮我写一封婉拒下周会议邀请的邮件。",
+    "推荐三道半小时内能做好的素菜。",
+    "表格里怎么做一个按月汇总的数据透视表？",
+    "给一位要离职的同事写一段告别的话。",
+    "指数基金和自己挑股票各有什么利弊？",
+    "周末去山里露营需要带些什么？",
+    "两周后有系统设计面试，我该怎么准备？",
+    "下班后有什么简单的拉伸动作？",
+    "厨房里的果蝇怎么处理？",
+    "用通俗的话讲讲TCP和UDP的区别。",
+    "推荐几个适合开长途车时听的历史播客。",
+]
+WRAP_EN = ["Quick question about something else first. {s} Anyway, {f}",
+           "{f} (Unrelated: {s})", "Some context: {s} Now, {f}", "{f} By the way, {s}"]
+WRAP_ZH = ["先说点别的：{s}言归正传，{f}", "{f}（题外话：{s}）", "补充一下背景：{s}{f}"]
+
+PER_USER = 6
+MESSAGES = 40
+DAYS = 120
+START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
+VARIANTS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "-facet order": {"facet_order": False},
+    "-facet words": {"facet_words": False},
+    "-now band": {"now_band": 0.0},
+    "-all three": {"facet_order": False, "facet_words": False, "now_band": 0.0},
+}
+
+
+@dataclass
+class Message:
+    id: str
+    content: str
+    at: datetime
+
+
+@dataclass
+class Case:
+    user: str
+    question: str
+    old: str  # message ids
+    new: str
+
+
+def build(lang: str, seed: int) -> tuple[dict[str, list[Message]], list[Case]]:
+    """Users' histories: six changes each, the old version in the first third, the new in
+    the last, filler requests around them."""
+    rng = random.Random(seed)
+    facts, filler, wraps = (EN, FILLER_EN, WRAP_EN) if lang == "en" else (ZH, FILLER_ZH,
+                                                                          WRAP_ZH)
+    users: dict[str, list[Message]] = {}
+    cases: list[Case] = []
+    for u in range(len(facts) // PER_USER):
+        user = f"ku-{lang}-{u}"
+        mine = facts[u * PER_USER:(u + 1) * PER_USER]
+        slots = list(range(MESSAGES))
+        olds = rng.sample(slots[: MESSAGES // 3], PER_USER)
+        news = rng.sample(slots[2 * MESSAGES // 3:], PER_USER)
+        said: dict[int, str] = {}
+        for (old, new, question), i, j in zip(mine, olds, news, strict=True):
+            said[i] = rng.choice(wraps).format(s=old, f=rng.choice(filler))
+            said[j] = rng.choice(wraps).format(s=new, f=rng.choice(filler))
+            cases.append(Case(user, question, f"{user}:m{i:02d}", f"{user}:m{j:02d}"))
+        users[user] = [Message(f"{user}:m{n:02d}", said.get(n) or rng.choice(filler),
+                               START + timedelta(days=n * DAYS / MESSAGES, minutes=n))
+                       for n in range(MESSAGES)]
+    return users, cases
+
+
+def score(ranked: list[str], case: Case) -> dict[str, float]:
+    top = ranked[:10]
+    new_in, old_in = case.new in top, case.old in top
+    return {"update": 1.0 if new_in and (not old_in or top.index(case.new) < top.index(
+                case.old)) else 0.0,
+            "new@1": 1.0 if top[:1] == [case.new] else 0.0,
+            "both in 10": 1.0 if new_in and old_in else 0.0}
+
+
+def mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {k: round(statistics.fmean(r[k] for r in rows), 3) for k in rows[0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
+    p.add_argument("--json", type=Path, default=RESULTS / "knowledge_updates.json")
+    args = p.parse_args(argv)
+
+    from graphmem.bootstrap import build_service
+    from graphmem.settings import Settings
+
+    report = header("knowledge-updates")
+    report["config"] = {"seed": args.seed, "per_user": PER_USER, "messages": MESSAGES,
+                        "days": DAYS, "cases": {"en": len(EN), "zh": len(ZH)}}
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        service = build_service(Settings(data_dir=Path(tmp)))
+        service.open()
+        gql = GraphQL(service)
+        try:
+            base = service._recaller.tuning
+            for lang in ("en", "zh"):
+                users, cases = build(lang, args.seed)
+                for user, msgs in users.items():
+                    gql(ADD, {"inputs": [{"userId": user, "content": m.content, "role": "user",
+                                          "occurredAt": m.at.isoformat(), "sourceRef": m.id,
+                                          "source": "chat", "kind": "message"}
+                                         for m in msgs]})
+                log(f"{lang}: {len(users)} users, {len(cases)} changes sent")
+                reference = {u: (msgs[-1].at + timedelta(days=1)).isoformat()
+                             for u, msgs in users.items()}
+                for name, change in VARIANTS.items():
+                    service._recaller.tuning = replace(base, **change)
+                    rows = []
+                    for case in cases:
+                        items = gql(RECALL, {"input": {
+                            "userId": case.user, "query": case.question, "limit": 40,
+                            "referenceTime": reference[case.user]}})["recall"]["items"]
+                        rows.append(score(refs_of(items), case))
+                    results.setdefault(lang, {})[name] = mean(rows)
+                service._recaller.tuning = base
+                bm = []
+                for case in cases:
+                    msgs = users[case.user]
+                    b = Baselines([m.id for m in msgs], [m.content for m in msgs],
+                                  [[0.0] for _ in msgs], tokenizer=multilingual_tokens)
+                    bm.append(score(b.rankings(case.question, [0.0])["bm25"], case))
+                results[lang]["bm25"] = mean(bm)
+        finally:
+            gql.close()
+            service.close()
+    report["results"] = results
+    head = ["lang", "recall", "update", "new@1", "both in 10"]
+    rows_out = [[lang, name, *r.values()] for lang, by in results.items()
+                for name, r in by.items()]
+    print(table(head, rows_out))
+    write_json(args.json, report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
