@@ -8,4 +8,4 @@ WHERE n.userId = $userId
 RETURN n.id AS id, coalesce(n.recordedAt, n.createdAt) AS recordedAt,
        n.expiredAt AS expiredAt, n.forgottenAt AS forgottenAt, n.forgetLog AS forgetLog,
        n.feedbackLog AS feedbackLog,
-       coalesce(n.statement, n.content, n.conclusion, n.name) AS text
+       coalesce(n.statement, n.content, n.conclusion, n.name) AS text, n.scope AS scope

@@ -80,9 +80,10 @@ def forget_change(row: Row, at: int, *, forgotten: bool) -> Row:
 
 
 def events(store: Store, user_id: str, *, since: datetime, until: datetime | None = None,
-           after: str | None = None, limit: int = 100) -> EventPage:
+           after: str | None = None, limit: int = 100, scope: str | None = None) -> EventPage:
     """The user's events with ``since <= at < until`` (until: none), oldest first, after
-    the event ``after`` names, at most ``limit``."""
+    the event ``after`` names, at most ``limit``; under a ``scope``, only those about that
+    scope's memories and the user level's (entities belong to the user: always)."""
     if not 1 <= limit <= MAX_EVENTS:
         raise InvalidInputError("limit", f"must be between 1 and {MAX_EVENTS}")
     start = to_ms(since) or 0
@@ -96,13 +97,20 @@ def events(store: Store, user_id: str, *, since: datetime, until: datetime | Non
     texts: dict[str, str | None] = {}
     for label, kind in _KIND_OF.items():
         for row in store.event_nodes(label, user_id, start):
+            if scope is not None and row.get("scope") not in (None, scope):
+                continue
             texts[str(row["id"])] = _short(row.get("text"))
             found.extend(_node_events(row, kind))
     for label in _VERSIONED:
         for edge in ("SUPERSEDES", "DISPUTED"):
-            for e in store.export_edges(edge, user_id, ends=(label, label)):
+            edges = [e for e in store.export_edges(edge, user_id, ends=(label, label))
+                     if (_ms((e.get("props") or {}).get("at")) or -1) >= start]
+            if scope is not None:
+                seen = _seen_in(store, label, user_id, scope, [str(e["dst"]) for e in edges])
+                edges = [e for e in edges if str(e["dst"]) in seen]
+            for e in edges:
                 at = _ms((e.get("props") or {}).get("at"))
-                if at is not None and at >= start:
+                if at is not None:
                     # the older version is the one the event is about
                     found.append(MemoryEvent(from_ms(at), _EDGE_EVENT[edge], str(e["dst"]),
                                              _KIND_OF[label], related_id=str(e["src"])))
@@ -111,6 +119,12 @@ def events(store: Store, user_id: str, *, since: datetime, until: datetime | Non
                   and (last is None or ev._key > last)}.values(), key=lambda ev: ev._key)
     page = [ev if ev.text is not None else _with_text(ev, texts) for ev in out[:limit]]
     return EventPage(page, page[-1].cursor if len(out) > limit else None)
+
+
+def _seen_in(store: Store, label: str, user_id: str, scope: str, ids: list[str]) -> set[str]:
+    """Those of ``ids`` a read under ``scope`` sees: the scope's and the user level's."""
+    rows = store.nodes(label, user_id, sorted(set(ids))) if ids else []
+    return {str(r["id"]) for r in rows if r.get("scope") in (None, scope)}
 
 
 def _node_events(row: Row, kind: MemoryKind) -> list[MemoryEvent]:

@@ -601,8 +601,10 @@ class MemoryService:
     # ------------------------------------------------------------------ events
 
     def events(self, user_id: str, *, since: datetime, until: datetime | None = None,
-               after: str | None = None, limit: int = 100) -> EventPage:
-        """What changed in the user's memory from ``since`` (``graphmem._events``)."""
+               after: str | None = None, limit: int = 100,
+               scope: str | None = None) -> EventPage:
+        """What changed in the user's memory from ``since`` (``graphmem._events``); under a
+        ``scope``, about that scope's memories and the user level's."""
         user_id = self._existing_user(user_id)
         start = check_instant(since, "since")
         if start is None:
@@ -610,7 +612,8 @@ class MemoryService:
         if after is not None:
             after = check_chars(after, "after")
         return read_events(self.store, user_id, since=start,
-                           until=check_instant(until, "until"), after=after, limit=limit)
+                           until=check_instant(until, "until"), after=after, limit=limit,
+                           scope=check_id(scope, "scope", required=False))
 
     # ------------------------------------------------------------------ stats
 

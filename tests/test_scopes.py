@@ -195,6 +195,33 @@ def test_a_session_exports_alone(service: MemoryService, user: str, tmp_path: Pa
     validate_export(path)
 
 
+def test_events_under_a_scope_are_about_its_memories_and_the_user_level(
+        service: MemoryService, user: str) -> None:
+    a = say(service, user, 1, "We deploy the billing service on Fridays.", scope="acme")
+    b = say(service, user, 2, "We water the garden on Fridays.", scope="home")
+    shared = say(service, user, 3, "I prefer short meetings.")
+    vim = prefer(service, user, "Vim", 4, "acme")
+    helix = prefer(service, user, "Helix", 5, "acme")
+    emacs = prefer(service, user, "Emacs", 6, "home")
+    nano = prefer(service, user, "nano", 7, "home")
+
+    def seen(scope: str | None) -> set[tuple[str, str]]:
+        page = service.events(user, since=T0 - timedelta(days=365 * 50), limit=1000,
+                              scope=scope)
+        return {(e.kind, e.memory_id) for e in page.items}
+
+    acme, everything = seen("acme"), seen(None)
+    ids = {m for _, m in acme}
+    assert {a.episode.id, shared.episode.id, vim.id, helix.id} <= ids
+    assert not ids & {b.episode.id, emacs.id, nano.id}
+    assert ("SUPERSEDED", vim.id) in acme and ("SUPERSEDED", emacs.id) not in acme
+    assert ("SUPERSEDED", emacs.id) in seen("home")
+    assert acme < everything  # no scope: every event
+    assert {m for _, m in seen("nowhere")} & {a.episode.id, b.episode.id} == set()
+    with pytest.raises(InvalidInputError):
+        service.events(user, since=T0, scope=" ")
+
+
 # --------------------------------------------------------------------------- the server
 
 
@@ -222,3 +249,8 @@ def test_scopes_through_the_server(gm: GraphMemClient) -> None:  # noqa: F811
     assert done.forgotten == 1
     assert b.episode.id not in {i.id for i in gm.recall(user, "garden sprinklers").items}
     assert {e.id for e in gm.episodes(other).items} == {theirs.episode.id}
+    # the feed under a scope: its memories and the user level's, never another user's
+    feed = {e.memory_id for e in gm.events(user, "2000-01-01T00:00:00Z", scope="acme",
+                                           limit=1000).items}
+    assert {a.episode.id, r1.id} <= feed and not feed & {b.episode.id, r2.id}
+    assert theirs.episode.id not in feed

@@ -140,14 +140,15 @@ class Query:
                                   "(system time) and before until: memories recorded, "
                                   "superseded, disputed, expired, forgotten, restored, "
                                   "feedback; oldest first. Poll with after: the nextCursor "
-                                  "(or the last item's cursor) of the previous page.")
+                                  "(or the last item's cursor) of the previous page. Under "
+                                  "a scope: that scope's memories and the user level's.")
     async def events(self, info: Info, user_id: strawberry.ID, since: datetime,
                      until: datetime | None = None, after: str | None = None,
-                     limit: int = 100) -> MemoryEventPage:
+                     limit: int = 100, scope: str | None = None) -> MemoryEventPage:
         ctx = info.context
         ctx.authorize(str(user_id))
         page = await ctx.run(ctx.service.events, str(user_id), since=since, until=until,
-                             after=after, limit=limit)
+                             after=after, limit=limit, scope=scope)
         return MemoryEventPage.from_model(page)
 
     @strawberry.field(description="How much a memory matters now, each factor of it, its "

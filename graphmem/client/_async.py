@@ -210,17 +210,19 @@ class AsyncGraphMemClient:
 
     async def events(self, user_id: str, since: datetime | str, *,
                until: datetime | str | None = None, after: str | None = None,
-               limit: int = 100) -> MemoryEventPage:
-        """One page of what changed at or after ``since``, oldest first."""
-        return await self._run(life.events(user_id, since, until, after, limit))
+               limit: int = 100, scope: str | None = None) -> MemoryEventPage:
+        """One page of what changed at or after ``since``, oldest first; under a ``scope``,
+        about that scope's memories and the user level's."""
+        return await self._run(life.events(user_id, since, until, after, limit, scope))
 
     async def iter_events(self, user_id: str, since: datetime | str, *,
                     until: datetime | str | None = None,
-                    page_size: int = 100) -> AsyncIterator[MemoryEvent]:
+                    page_size: int = 100, scope: str | None = None) -> AsyncIterator[MemoryEvent]:
         """Every event since ``since``, a page at a time."""
         after: str | None = None
         while True:
-            page = await self.events(user_id, since, until=until, after=after, limit=page_size)
+            page = await self.events(user_id, since, until=until, after=after,
+                                    limit=page_size, scope=scope)
             for item in page.items:
                 yield item
             if page.next_cursor is None or not page.items:

@@ -83,9 +83,10 @@ def gc(user_id: str, dry_run: bool, kinds: Sequence[MemoryKind | str] | None,
 
 
 def events(user_id: str, since: datetime | str, until: datetime | str | None,
-           after: str | None, limit: int) -> Op[MemoryEventPage]:
+           after: str | None, limit: int, scope: str | None = None) -> Op[MemoryEventPage]:
     return Op(f"query($userId: ID!, $since: DateTime!, $until: DateTime, $after: String, "
-              f"$limit: Int!) {{ events(userId: $userId, since: $since, until: $until, "
-              f"after: $after, limit: $limit) {{ items {{ {EVENT_FIELDS} }} nextCursor }} }}",
+              f"$limit: Int!, $scope: String) {{ events(userId: $userId, since: $since, "
+              f"until: $until, after: $after, limit: $limit, scope: $scope) "
+              f"{{ items {{ {EVENT_FIELDS} }} nextCursor }} }}",
               {"userId": user_id, "since": _iso(since), "until": _iso(until), "after": after,
-               "limit": limit}, "events", _adapter(MemoryEventPage))
+               "limit": limit, "scope": scope}, "events", _adapter(MemoryEventPage))

@@ -209,17 +209,19 @@ class GraphMemClient:
 
     def events(self, user_id: str, since: datetime | str, *,
                until: datetime | str | None = None, after: str | None = None,
-               limit: int = 100) -> MemoryEventPage:
-        """One page of what changed at or after ``since``, oldest first."""
-        return self._run(life.events(user_id, since, until, after, limit))
+               limit: int = 100, scope: str | None = None) -> MemoryEventPage:
+        """One page of what changed at or after ``since``, oldest first; under a ``scope``,
+        about that scope's memories and the user level's."""
+        return self._run(life.events(user_id, since, until, after, limit, scope))
 
     def iter_events(self, user_id: str, since: datetime | str, *,
                     until: datetime | str | None = None,
-                    page_size: int = 100) -> Iterator[MemoryEvent]:
+                    page_size: int = 100, scope: str | None = None) -> Iterator[MemoryEvent]:
         """Every event since ``since``, a page at a time."""
         after: str | None = None
         while True:
-            page = self.events(user_id, since, until=until, after=after, limit=page_size)
+            page = self.events(user_id, since, until=until, after=after,
+                                    limit=page_size, scope=scope)
             yield from page.items
             if page.next_cursor is None or not page.items:
                 return
