@@ -1,0 +1,107 @@
+"""Recall's first stage, reading the question: the time window it states, whether it asks
+when, about the past or yes or no, the people it names, and the text each search reads
+(the full text also the other words of the facets it names, ``graphmem._facets``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from graphmem._facets import synonyms
+from graphmem._recall_versions import asks_before
+from graphmem.inputs import RecallIn
+from graphmem.model import MemoryKind, to_ms
+from graphmem.question import (
+    DURATION_QUESTION,
+    content_words,
+    name_pattern,
+    without_names,
+)
+from graphmem.recall_model import RecallTuning
+from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
+
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|went|happened|used|ever|have (?:I|we|you)|has|how often|"
+    r"how many times)\b|过|几次|几回|多少次|了吗|那时|当时", re.I)
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:do|does|am|is|are|have|has|can|could|will|would|should)\b|有没有|是不是|是否|吗\W*$",
+    re.I)
+
+
+@dataclass(slots=True)
+class Asked:
+    """A recall question as every later stage reads it."""
+
+    window: TimeWindow | None  # the time the question states (or ``between``)
+    known_at: int  # ms: what had been recorded by then counts (``knownAt``, else now)
+    as_of: int | None  # ms: ``asOf``
+    kinds: list[MemoryKind]
+    when: bool  # a when- (or how-long-) question: items that state a time count more
+    cand: int  # hits asked of each search
+    names: list[str]  # the people who speak in this memory and whom the question names
+    search: str  # what the vector search reads: the question without its window (or names)
+    words: str  # the question's words (what the graph's paths cover)
+    looked_for: str  # what the full-text search reads: ``words`` and their facets' others
+
+
+def read_question(q: RecallIn, now: datetime, t: RecallTuning,
+                  speakers: Callable[[str], list[str]]) -> Asked:
+    """The question ``q`` read at ``now``; ``speakers`` gives the names of the people who
+    speak in a user's memory (read only when ``t.speakers``)."""
+    reference = q.reference_time or now
+    window = _window(q, reference)
+    known_at = to_ms(q.known_at or now) or 0
+    as_of = to_ms(q.as_of) if q.as_of is not None else None
+    kinds = list(q.kinds or [MemoryKind.EPISODE, MemoryKind.RELATION, MemoryKind.ENTITY,
+                             MemoryKind.ABSTRACTION])
+    text = (strip_window(q.query, window) if window else q.query) or q.query
+    when = is_when_question(q.query) or (t.duration_questions
+                                         and DURATION_QUESTION.search(q.query) is not None)
+    cand = max(q.limit * 4, 40)
+    if q.scope is not None or q.session_id is not None:
+        cand *= 4  # the searches rank every scope's memories; the filter comes after
+
+    names = _named_speakers(speakers(q.user_id), text) if t.speakers else []
+    search = without_names(text, names) if names and t.strip_names else text
+    words = content_words(search) if t.stopwords else search
+    looked_for = words  # the full text also looks for the other words of its facets
+    if t.facet_words and (more := synonyms(search)):
+        looked_for = f"{words} {' '.join(more)}"
+    return Asked(window=window, known_at=known_at, as_of=as_of, kinds=kinds, when=when,
+                 cand=cand, names=names, search=search, words=words, looked_for=looked_for)
+
+
+def about_now(q: RecallIn, a: Asked) -> bool:
+    """Does the question ask what holds now: no ``asOf``, no window, no history, and no
+    words of before, of the past or of a yes/no question?"""
+    return a.as_of is None and a.window is None and not q.include_history \
+        and not asks_before(q.query) and not asks_past(q.query) \
+        and not asks_yes_no(q.query)
+
+
+def asks_yes_no(question: str) -> bool:
+    """Is it a yes/no question ("Do I have experience with Rust?", 我有没有...)? It checks a
+    claim: every side of it matters, not only the newest."""
+    return _YES_NO.search(question.strip()) is not None
+
+
+def asks_past(question: str) -> bool:
+    """Does the question ask about the past or about experience and counts ("When did I
+    move?", "Have I ever used Rust?", "How often have I..."), not about what holds now or
+    next ("When is my deadline?", "Who is my manager?")?"""
+    return _PAST.search(question) is not None
+
+
+def _named_speakers(speakers: list[str], text: str) -> list[str]:
+    """The people among ``speakers`` whom ``text`` names."""
+    return [name for name in speakers if name_pattern(name).search(text)]
+
+
+def _window(q: RecallIn, reference: datetime) -> TimeWindow | None:
+    if q.between is not None:
+        return TimeWindow(start=q.between[0], end=q.between[1], phrase="", kind="range")
+    return resolve_window(q.query, reference)

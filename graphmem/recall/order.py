@@ -1,0 +1,78 @@
+"""Recall's final order: for a question about now, newest first among the episodes that
+state something on a facet it names and among those that answer it about equally well;
+then per-kind quotas. (Episode versions, which come before these, are
+``_recall_versions``.)"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from graphmem._facets import Facet, on_facet
+from graphmem.model import MemoryKind, to_ms
+from graphmem.recall_model import RecallItem
+from graphmem.store.base import Row
+
+
+def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
+                          facets: tuple[Facet, ...], depth: int) -> None:
+    """Reorder, in place, the episodes among the first ``depth`` items that state something
+    on a facet the question asks about (``graphmem._facets``): newest first, in the places
+    those episodes held, each place keeping its score. "Who is my manager now?": every
+    message naming the user's boss is a version of that one fact, whatever its score."""
+    if not facets:
+        return
+    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
+              and on_facet(str((rows.get(it.id) or {}).get("content") or ""), facets)]
+    _newest_first(items, places)
+
+
+def _newest_first(items: list[RecallItem], places: list[int]) -> None:
+    """The items at ``places`` newest first, in those places, each place keeping its score
+    (so the list stays sorted)."""
+    if len(places) < 2:
+        return
+    ordered = sorted((items[n] for n in places),
+                     key=lambda it: (-(to_ms(it.occurred_at) or 0), -it.score, it.id))
+    scores = [items[n].score for n in places]
+    for n, it, score in zip(places, ordered, scores, strict=True):
+        it.score = score
+        items[n] = it
+
+
+def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) -> None:
+    """Reorder, in place, the episodes among the first ``depth`` items that score at least
+    ``band`` x the best of them: newest first, in the places those episodes held (the
+    other items stay where they are; each place keeps its score, so the list stays sorted).
+    For a question about now, two messages that answer it about equally well are most
+    likely an old and a new version of the same fact."""
+    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+    if len(places) < 2:
+        return
+    best = max(items[n].score for n in places)
+    _newest_first(items, [n for n in places if items[n].score >= band * best])
+
+
+def _quota(items: list[RecallItem], limit: int, kinds: list[MemoryKind]) -> list[RecallItem]:
+    """Top items with no kind taking more than its share while others have candidates."""
+    if len(kinds) == 1:
+        return items[:limit]
+    cap = {k: max(1, math.ceil(limit * (0.4 if k is MemoryKind.ENTITY else 0.7)))
+           for k in kinds}
+    taken: dict[MemoryKind, int] = defaultdict(int)
+    chosen: list[RecallItem] = []
+    rest: list[RecallItem] = []
+    for it in items:
+        if len(chosen) >= limit:
+            break
+        if taken[it.kind] < cap[it.kind]:
+            chosen.append(it)
+            taken[it.kind] += 1
+        else:
+            rest.append(it)
+    for it in rest:  # fill up when the other kinds ran out
+        if len(chosen) >= limit:
+            break
+        chosen.append(it)
+    chosen.sort(key=lambda it: (-it.score, it.id))
+    return chosen
