@@ -86,6 +86,23 @@ def test_recall_under_a_scope_never_shows_another_scope(service: MemoryService,
                for i in at_home.items)
 
 
+def test_a_small_scope_in_a_big_memory_still_fills_its_recall(service: MemoryService,
+                                                               user: str) -> None:
+    # 400 episodes of another scope match the question better than the small scope's
+    # three: the searches' first hits are all the other scope's, so recall must search
+    # deeper rather than come back short
+    service.add_episodes([EpisodeIn(user_id=user, occurred_at=day(n % 300), scope="big",
+                                    content=f"We deploy the billing service on Fridays, "
+                                            f"batch {n}.") for n in range(400)])
+    mine = [say(service, user, 301 + n, f"Deploy notes {n}: the garden lights go on at dusk.",
+                scope="tiny").episode.id for n in range(3)]
+    got = service.recall(RecallIn(user_id=user, query="deploy the billing service on "
+                                  "Fridays", limit=10, scope="tiny",
+                                  kinds=[MemoryKind.EPISODE]))
+    assert set(mine) <= {i.id for i in got.items}
+    assert all(i.id in mine for i in got.items)
+
+
 def test_a_session_filter_keeps_that_sessions_episodes_and_relations(
         service: MemoryService, user: str) -> None:
     one = say(service, user, 1, "I moved to Lisbon in spring.", session="s1")

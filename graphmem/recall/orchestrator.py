@@ -23,6 +23,9 @@ from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
 from graphmem.recall_model import DEFAULT_TUNING, LABEL, RecallItem, RecallResult, RecallTuning
 from graphmem.store.base import Hit, Store
 
+#: how deep each search goes, at most, to fill a recall under a scope or session filter
+MAX_FILTERED_DEPTH = 2560
+
 
 class Recaller:
     """Runs recall queries for the service."""
@@ -71,17 +74,26 @@ class Recaller:
         started = time.perf_counter()
         preset, t = self.pick(q.user_id)
         a = read_question(q, now, t, self.speakers.get)
-
-        c = _gather(self.store, q, a, self.embed_one(a.search), t)
-        c.rows = _load(self.store, q.user_id, c.label_of)
-        named = {i: is_named(c.label_of[i], row, a.names) for i, row in c.rows.items()}
-        _rank(c, named, t)
-        _rank_graph(c, a.words)
-        fused = _fused(c, t)
-        inherited = _context(self.store, q.user_id, c, fused, named, a.names, a.when,
-                             a.known_at, t) \
-            if t.context and MemoryKind.EPISODE in a.kinds else {}
-        items = self._items(q, a, c, fused, inherited, named, now, t)
+        vector = self.embed_one(a.search)
+        while True:
+            c = _gather(self.store, q, a, vector, t)
+            c.rows = _load(self.store, q.user_id, c.label_of)
+            named = {i: is_named(c.label_of[i], row, a.names) for i, row in c.rows.items()}
+            _rank(c, named, t)
+            _rank_graph(c, a.words)
+            fused = _fused(c, t)
+            inherited = _context(self.store, q.user_id, c, fused, named, a.names, a.when,
+                                 a.known_at, t) \
+                if t.context and MemoryKind.EPISODE in a.kinds else {}
+            items = self._items(q, a, c, fused, inherited, named, now, t)
+            # a scope or session filter comes after the searches: when it kept too few
+            # and a search was cut off at its depth, search deeper (a small scope in a
+            # big memory)
+            if q.scope is None and q.session_id is None or len(items) >= q.limit \
+                    or a.cand >= MAX_FILTERED_DEPTH \
+                    or not any(len(h) >= a.cand for h in c.hits.values()):
+                break
+            a.cand = min(a.cand * 4, MAX_FILTERED_DEPTH)
 
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
