@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.errors import InvalidInputError
-from graphmem.model import MemoryKind, from_ms, to_ms
+from graphmem.model import MemoryKind, from_ms, seen_under, to_ms
 from graphmem.store.base import Row, Store
 
 #: the most events one page holds
@@ -97,7 +97,7 @@ def events(store: Store, user_id: str, *, since: datetime, until: datetime | Non
     texts: dict[str, str | None] = {}
     for label, kind in _KIND_OF.items():
         for row in store.event_nodes(label, user_id, start):
-            if scope is not None and row.get("scope") not in (None, scope):
+            if not seen_under(scope, row.get("scope")):
                 continue
             texts[str(row["id"])] = _short(row.get("text"))
             found.extend(_node_events(row, kind))
@@ -124,7 +124,7 @@ def events(store: Store, user_id: str, *, since: datetime, until: datetime | Non
 def _seen_in(store: Store, label: str, user_id: str, scope: str, ids: list[str]) -> set[str]:
     """Those of ``ids`` a read under ``scope`` sees: the scope's and the user level's."""
     rows = store.nodes(label, user_id, sorted(set(ids))) if ids else []
-    return {str(r["id"]) for r in rows if r.get("scope") in (None, scope)}
+    return {str(r["id"]) for r in rows if seen_under(scope, r.get("scope"))}
 
 
 def _node_events(row: Row, kind: MemoryKind) -> list[MemoryEvent]:

@@ -292,5 +292,12 @@ class Extraction(BaseModel):
     completion_tokens: int = 0
 
 
+def seen_under(scope: str | None, memory_scope: Any) -> bool:
+    """Is a memory of ``memory_scope`` read under ``scope``? A scope sees its own memories
+    and the user level's (no scope); no scope sees every memory. (``cypher/relations.cypher``
+    says the same in its query.)"""
+    return scope is None or memory_scope in (None, scope)
+
+
 def drop_none(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}

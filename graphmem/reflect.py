@@ -37,7 +37,14 @@ from graphmem._lifecycle_score import ImportanceModel
 from graphmem._reflect_groups import HAN, Candidate, Pattern, find_patterns, template
 from graphmem._reflect_llm import LLMConcluder
 from graphmem.embed import Embedder
-from graphmem.model import SCHEMA_VERSION, Abstraction, MemoryStatus, make_id, to_ms
+from graphmem.model import (
+    SCHEMA_VERSION,
+    Abstraction,
+    MemoryStatus,
+    make_id,
+    seen_under,
+    to_ms,
+)
 from graphmem.settings import Settings
 from graphmem.store.base import NodeWrite, RelationPageQuery, Row, Store, WritePlan
 
@@ -102,7 +109,7 @@ class Reflector:
         known = now if known_at is None else to_ms(known_at) or 0
         rows = [r for r in self.rows(user_id)
                 if visible(r, at, known, history=include_history)
-                and (scope is None or r.get("scope") in (None, scope))]
+                and seen_under(scope, r.get("scope"))]
         if include_history:
             rows.sort(key=lambda r: (str(r.get("lineage")), *order_key(r)))
         else:

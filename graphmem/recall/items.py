@@ -13,7 +13,7 @@ from graphmem._abstractions import visible as abstraction_visible
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._speakers import shown
 from graphmem.inputs import RecallIn
-from graphmem.model import MemoryKind, from_ms, to_ms
+from graphmem.model import MemoryKind, from_ms, seen_under, to_ms
 from graphmem.recall.analysis import Asked
 from graphmem.recall_model import DAY_MS, LABEL, RecallItem, RecallTuning, Scores
 from graphmem.relations import believed, valid_at, valid_during
@@ -79,7 +79,7 @@ def in_scope(kind: MemoryKind, row: Row, scope: str | None, session_id: str | No
     if session_id is not None and (kind not in (MemoryKind.EPISODE, MemoryKind.RELATION)
                                    or row.get("sessionId") != session_id):
         return False
-    return scope is None or row.get("scope") in (None, scope)
+    return seen_under(scope, row.get("scope"))
 
 
 def _overlaps(row: Row, window: TimeWindow, known_at: int) -> bool:
