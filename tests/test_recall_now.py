@@ -137,6 +137,13 @@ def test_messages_on_the_asked_facet_come_newest_first(service: MemoryService,
     on = _order(service, user, question, reference_time=later)
     assert on.index(new) < on.index(old)
     assert set(on) == set(off)  # reordered, nothing added or dropped
+    # the assistant repeating the old value later is no newer version of it
+    echo = service.add_episode(EpisodeIn(
+        user_id=user, occurred_at=T0 + timedelta(days=95), role="assistant",
+        content="Since you report to Aisha Okafor, send her the summary on Friday.")).episode.id
+    with_echo = _order(service, user, question, reference_time=later)
+    assert with_echo.index(new) < with_echo.index(old)
+    assert echo not in with_echo or with_echo.index(new) < with_echo.index(echo)
     # a question about a time or about the past is not reordered newest first
     for asked in ("Who did I report to in January 2024?", "Who did I report to?"):
         then = _order(service, user, asked, reference_time=later)

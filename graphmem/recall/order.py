@@ -10,6 +10,7 @@ from collections import defaultdict
 
 from graphmem._facets import Facet, on_facet
 from graphmem.model import MemoryKind, to_ms
+from graphmem.recall.fuse import _NOT_USER
 from graphmem.recall_model import RecallItem
 from graphmem.store.base import Row
 
@@ -19,10 +20,13 @@ def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
     """Reorder, in place, the episodes among the first ``depth`` items that state something
     on a facet the question asks about (``graphmem._facets``): newest first, in the places
     those episodes held, each place keeping its score. "Who is my manager now?": every
-    message naming the user's boss is a version of that one fact, whatever its score."""
+    message naming the user's boss is a version of that one fact, whatever its score. The
+    assistant's (or a tool's) turns are left out: repeating an old value back to the user
+    says nothing new about it."""
     if not facets:
         return
     places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
+              and (rows.get(it.id) or {}).get("role") not in _NOT_USER
               and on_facet(str((rows.get(it.id) or {}).get("content") or ""), facets)]
     _newest_first(items, places)
 
