@@ -21,29 +21,32 @@ Examples::
     python bench/rules_eval.py --verbose        # also list every miss and false positive
     python bench/rules_eval.py --json /tmp/r.json --corpus my_corpus.jsonl
     python bench/rules_eval.py --split dev -v   # the everyday-sentence corpus, dev split
-    python bench/rules_eval.py --split test     # its test split (report only, never tune)
+    python bench/rules_eval.py --split test     # its test split (seen, since used as dev too)
+    python bench/rules_eval.py --split fresh    # the held-out split, scored before and after
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
-Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test}.json``): plain
-first-person sentences in English and Chinese, each with a ``kind`` (preference, work_move,
-tools, allergy, family, pet, plan, lesson, change_one, and the must-yield-nothing kinds
-question, hypothetical, hearsay, negated_wish, filler, secret) and its expected facts; plus
-``change`` items, a sequence of messages with the facts that must be current at the end
-(``now``) and the ones that must have ended (``gone``). The split is fixed by id: an item
-whose id is divisible by 3 is test, every other item dev. Matching there is lenient but
-honest (``fact_matches``): subjects and objects compared after ``normalize`` and the
-lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" = "Evernote"); predicates after
-``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine says ``prefers`` for a
-lexicon object and ``likes`` for any other, and so on); ``stop`` must agree; a known tool
-chosen is stated in both slots (``prefers`` and ``uses``, the engine's convention), so the
-slot not asked for, beside a matched one, counts neither way; an expected
-object may list alternatives; free-text objects (plans, goals, lessons, causes) also match
-when one contains the other and the shorter is at least 2/3 of the longer. A change is
-handled when, through the service (embedded store, hashing embedder; the messages half a
-year apart, so that "last month" in a later one still falls after the earlier), the ``gone`` facts
-are current after the first message and, after the last, every ``now`` fact is current
-and no ``gone`` fact is. Secrets: an item's secret must appear in no relation, neither in
-the engine's own output on the raw text nor in what the service stores.
+Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
+plain first-person sentences in English and Chinese, each with a ``kind`` (preference,
+work_move, tools, allergy, family, pet, plan, lesson, change_one, and the must-yield-nothing
+kinds question, hypothetical, hearsay, negated_wish, filler, request, unsure, secret) and
+its expected facts; plus ``change`` items, a sequence of messages with the facts that must
+be current at the end (``now``) and the ones that must have ended (``gone``). The split is
+fixed by id: an item whose id is divisible by 3 is test, every other item dev. ``fresh`` is
+a third file, held out whole: written after dev and test had both been used for tuning, in
+other wording, and scored once before the engine changes that followed and once after (ids
+from 1001). Matching is lenient but honest (``fact_matches``): subjects and objects compared
+after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
+"Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
+says ``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
+agree; a known tool chosen is stated in both slots (``prefers`` and ``uses``, the engine's
+convention), so the slot not asked for, beside a matched one, counts neither way; an
+expected object may list alternatives; free-text objects (plans, goals, lessons, causes)
+also match when one contains the other and the shorter is at least 2/3 of the longer. A
+change is handled when, through the service (embedded store, hashing embedder; the messages
+half a year apart, so that "last month" in a later one still falls after the earlier), the
+``gone`` facts are current after the first message and, after the last, every ``now`` fact
+is current and no ``gone`` fact is. Secrets: an item's secret must appear in no relation,
+neither in the engine's own output on the raw text nor in what the service stores.
 """
 
 from __future__ import annotations
@@ -167,7 +170,8 @@ def evaluate(rows: list[dict[str, Any]]) -> Report:
 # --------------------------------------------------------------------------- split corpus
 
 DATA = ROOT / "bench" / "data"
-SILENT_KINDS = frozenset({"question", "hypothetical", "hearsay", "negated_wish", "filler"})
+SILENT_KINDS = frozenset({"question", "hypothetical", "hearsay", "negated_wish", "filler",
+                          "request", "unsure"})
 #: Predicate spellings that say the same thing, folded to one before matching.
 PREDICATE_SYNONYMS = {
     "prefers": "likes", "loves": "likes", "enjoys": "likes", "is_into": "likes",
@@ -183,11 +187,23 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
+SPLITS = ("dev", "test", "fresh")
+
+
+def _split_doc(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((DATA / f"extraction_{name}.json").read_text("utf-8"))
+    return doc
+
+
 def load_split(name: str) -> list[dict[str, Any]]:
     """The items of ``bench/data/extraction_<name>.json``."""
-    doc = json.loads((DATA / f"extraction_{name}.json").read_text(encoding="utf-8"))
-    items: list[dict[str, Any]] = doc["items"]
+    items: list[dict[str, Any]] = _split_doc(name)["items"]
     return items
+
+
+def split_rule(name: str) -> str:
+    """How the file's items were chosen, as the file itself says."""
+    return str(_split_doc(name)["rule"])
 
 
 def in_test_split(item_id: int) -> bool:
@@ -395,7 +411,7 @@ def split_json(name: str, rep: SplitReport) -> dict[str, Any]:
     total_silent = [sum(v[0] for v in rep.silent.values()),
                     sum(v[1] for v in rep.silent.values())]
     return {
-        "split": name, "rule": "test: id % 3 == 0; dev: every other id",
+        "split": name, "rule": split_rule(name),
         "sentences": rep.sentences, "overall": rep.overall.as_dict(),
         "by_language": {k: v.as_dict() for k, v in sorted(rep.by_language.items())},
         "by_kind": {k: v.as_dict() for k, v in sorted(rep.by_kind.items())},
@@ -595,9 +611,10 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"corpus to score (default: {DEFAULT_CORPUS})")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="list every miss and false positive")
-    parser.add_argument("--split", choices=["dev", "test", "both"],
+    parser.add_argument("--split", choices=[*SPLITS, "both"],
                         help="score the everyday-sentence corpus (bench/data/extraction_*.json) "
-                        "instead; writes bench/results/rules_eval_<split>.json")
+                        "instead (both: dev and test); writes "
+                        "bench/results/rules_eval_<split>.json")
     parser.add_argument("--no-service", action="store_true",
                         help="with --split: skip the checks that go through the service "
                         "(changes of mind, stored secrets)")

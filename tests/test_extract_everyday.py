@@ -174,6 +174,20 @@ def test_the_split_follows_its_rule_and_covers_both_languages() -> None:
     assert sentences >= 150
 
 
+def test_the_fresh_split_is_apart_from_dev_and_test() -> None:
+    bench = _bench()
+    fresh = bench.load_split("fresh")  # type: ignore[attr-defined]
+    old = {item["id"] for name in ("dev", "test")
+           for item in bench.load_split(name)}  # type: ignore[attr-defined]
+    ids = [item["id"] for item in fresh]
+    assert len(ids) == len(set(ids)) and not old & set(ids)
+    assert {item["lang"] for item in fresh} == {"en", "zh"}
+    assert sum(item["kind"] == "change" for item in fresh) >= 20
+    silent = bench.SILENT_KINDS  # type: ignore[attr-defined]
+    assert sum(item["kind"] in silent for item in fresh) >= 10
+    assert all(not item["expected"] for item in fresh if item["kind"] in silent)
+
+
 def test_matching_is_lenient_but_not_loose() -> None:
     match = _bench().fact_matches  # type: ignore[attr-defined]
     fact = {"subject": "user", "predicate": "likes", "object": "green tea"}
