@@ -21,6 +21,7 @@ from graphmem._episode_versions import plan_versions
 from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
+from graphmem._opposites import with_opposites
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
 from graphmem._webhooks import WebhookDispatcher
@@ -267,8 +268,8 @@ class MemoryService:
         labels = Labels.resolve(self.store, user_id, todo,
                                 lambda: self._recaller.speakers.get(user_id),
                                 to_ms(self.clock()) or 0)
-        extractions = dict(zip([p.id for p in todo], extract_windows(
-            self.extractor, [p.messages for p in todo]), strict=True))
+        extractions = {p.id: with_opposites(ex, s.min_confidence) for p, ex in zip(
+            todo, extract_windows(self.extractor, [p.messages for p in todo]), strict=True)}
         contents = {p.id: vec for p, vec in zip(
             todo, self.embedder.embed([p.indexed[:2000] for p in todo]) if todo else [],
             strict=True)}

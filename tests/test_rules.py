@@ -407,3 +407,161 @@ def test_recurring_activities_are_habits_or_events(text: str, obj: str, category
                                   "She goes running every day.", "我学到了很多。"])
 def test_no_habit_or_lesson_where_none_is_said(text: str) -> None:
     assert not [r for r in rels(text) if r.predicate in ("goes", "learned")]
+
+
+# --------------------------------------------------------------------------- changes of mind
+
+CHANGES = [
+    # English endings of work, and the employer that follows
+    ("My last day at Barclays was Friday.", {("user", "works_at", "Barclays", True)}),
+    ("I handed in my notice at Ikea and I'm starting at Spotify in May.",
+     {("user", "works_at", "Ikea", True), ("user", "works_at", "Spotify", False)}),
+    ("I was laid off from Intel.", {("user", "works_at", "Intel", True)}),
+    ("I got a new job at Canonical.", {("user", "works_at", "Canonical", False)}),
+    ("Friday was my final day at Acme; I'm at Figma now.",
+     {("user", "works_at", "Acme", True), ("user", "works_at", "Figma", False)}),
+    # tastes and habits given up, and what replaced them
+    ("I quit smoking.", {("user", "likes", "smoking", True)}),
+    ("I gave up playing chess.", {("user", "likes", "chess", True)}),
+    ("I love playing chess.", {("user", "likes", "chess", False)}),
+    ("I cut out sugar, it's honey for me now.",
+     {("user", "likes", "sugar", True), ("user", "uses", "sugar", True),
+      ("user", "likes", "honey", False)}),
+    ("I've moved on from Vim, it's Helix now.",
+     {("user", "prefers", "Vim", True), ("user", "uses", "Vim", True),
+      ("user", "prefers", "Helix", False), ("user", "uses", "Helix", False)}),
+    ("I'm not into opera anymore.", {("user", "likes", "opera", True)}),
+    ("I'm no longer into crosswords.", {("user", "likes", "crosswords", True)}),
+    ("I've always been a big fan of Agatha Christie novels.",
+     {("user", "likes", "Agatha Christie novels", False)}),
+    ("My browser is Firefox.", {("user", "uses", "Firefox", False)}),
+    ("We sold the house and moved down to Devon.", {("user", "lives_in", "Devon", False)}),
+    # break-ups and pets that are gone
+    ("My husband and I separated.", {("user", "has_husband", "husband", True)}),
+    ("My cat Mittens passed away.", {("user", "has_pet", "Mittens", True)}),
+    ("We had to put our old dog down.", {("user", "has_pet", "dog", True)}),
+    # Chinese
+    ("以前我喜欢看动漫，现在更喜欢看纪录片。",
+     {("user", "likes", "动漫", True), ("user", "likes", "纪录片", False)}),
+    ("我对围棋已经没兴趣了。", {("user", "likes", "围棋", True)}),
+    ("我对围棋不感兴趣。", {("user", "dislikes", "围棋", False)}),
+    ("我把奶茶戒了。", {("user", "prefers", "milk tea", True)}),
+    ("我戒了可乐，改喝豆浆了。",
+     {("user", "likes", "可乐", True), ("user", "likes", "豆浆", False)}),
+    ("我不在美团干了，跳到了快手。",
+     {("user", "works_at", "美团", True), ("user", "works_at", "快手", False)}),
+    ("下周我去京东报到。", {("user", "works_at", "京东", False)}),
+    ("我转行当了律师。", {("user", "has_role", "律师", False)}),
+    ("我是一名公务员。", {("user", "has_role", "公务员", False)}),
+    ("我换了iPhone。", {("user", "prefers", "iPhone", False), ("user", "uses", "iPhone", False)}),
+    ("我们全家搬到了青岛。", {("user", "lives_in", "青岛", False)}),
+    ("我和女朋友分手了。", {("user", "has_girlfriend", "女朋友", True)}),
+    ("我家的狗去世了。", {("user", "has_pet", "狗", True)}),
+    ("我平时用的工具有飞书和Notion。",
+     {("user", "uses", "飞书", False), ("user", "uses", "Notion", False)}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CHANGES, ids=[t for t, _ in CHANGES])
+def test_changes_of_mind_and_new_values(text: str, expected: set[tuple[str, str, str, bool]],
+                                        ) -> None:
+    assert keys(text) == expected
+
+
+def test_a_break_up_by_name_ends_whichever_partner_slot_holds_the_name() -> None:
+    got = keys("Maya and I broke up last month.")
+    assert {p for _, p, o, stop in got if o == "Maya" and stop} == {
+        "has_boyfriend", "has_girlfriend", "has_partner", "has_fiance", "has_wife",
+        "has_husband"}
+    assert {p for _, p, o, stop in keys("我和小李分手了。") if o == "小李" and stop} == {
+        "has_boyfriend", "has_girlfriend", "has_partner", "has_fiance", "has_wife",
+        "has_husband"}
+
+
+ROLE_VERBS = [
+    ("I teach biology at a secondary school.", {("user", "has_role", "biology teacher", False)}),
+    ("I teach at Oakwood Primary.", {("user", "has_role", "teacher", False),
+                                     ("user", "works_at", "Oakwood Primary", False)}),
+    ("These days I freelance.", {("user", "has_role", "freelancer", False)}),
+    ("I tutor maths.", {("user", "has_role", "maths tutor", False)}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ROLE_VERBS, ids=[t for t, _ in ROLE_VERBS])
+def test_a_role_said_as_a_verb(text: str, expected: set[tuple[str, str, str, bool]]) -> None:
+    assert keys(text) == expected
+
+
+PRONOUNS = [
+    ("Shellfish makes me break out in hives, I'm allergic to it.",
+     {("user", "allergic_to", "shellfish", False)}),
+    ("Wasp stings are scary for me, I'm allergic.",
+     {("user", "allergic_to", "wasp stings", False)}),
+    ("Licorice tastes awful to me, I can't stand it.", {("user", "dislikes", "Licorice", False)}),
+    ("香菜我是真的受不了。", {("user", "dislikes", "香菜", False)}),
+    ("榴莲我很喜欢。", {("user", "likes", "榴莲", False)}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PRONOUNS, ids=[t for t, _ in PRONOUNS])
+def test_the_thing_named_before_its_pronoun_or_as_the_topic(
+        text: str, expected: set[tuple[str, str, str, bool]]) -> None:
+    assert keys(text) == expected
+
+
+NOT_A_CHANGE = [
+    # split / separated in other senses, other people's break-ups and pets, questions
+    "My sister and I split the bill.", "My friend broke up with her boyfriend.",
+    "Did you and Anna break up?", "If Anna and I broke up, I would be sad.",
+    "My neighbour's dog died.", "We put our dog in the car.",
+    # give-up verbs with everyday objects
+    "I dropped my phone.", "I kicked the ball.", "I stopped at the bakery.", "I quit.",
+    # a role verb that is no job, a pronoun with nothing named before it
+    "I teach my kids at home.", "I coach my son's football team.", "I love it.",
+    "My boss gave me a laptop, I love it.", "The weather is awful, I hate it.",
+    # a new value with no ending before it, a room that is no town
+    "I'm at Heathrow now.", "It is Friday now.", "We moved down to the basement.",
+    "My phone is dead.",
+    # Chinese: a colleague is no partner, a walk is no death, a time is no topic
+    "我和同事分手了。", "他和小李分手了。", "朋友家的狗去世了。", "我的狗狗今天走了好多路。",
+    "周末我喜欢。", "这个我不喜欢。", "我妈说榴莲我不喜欢。", "我买了一枚戒指。",
+    "我只吃了一碗饭。", "明天去公司上班。", "我跳到了水里。", "我换了衣服。", "我是会员。",
+    "我对他不感兴趣。",
+]
+
+
+@pytest.mark.parametrize("text", NOT_A_CHANGE)
+def test_no_change_where_none_is_said(text: str) -> None:
+    assert rels(text) == [], text
+
+
+# --------------------------------------------------------------------------- through the service
+
+def _say_all(service: object, user: str, texts: list[str]) -> set[str]:
+    from graphmem.inputs import EpisodeIn
+
+    for n, text in enumerate(texts):
+        service.add_episode(EpisodeIn(  # type: ignore[attr-defined]
+            user_id=user, content=text, role="user", source_ref=f"m{n}",
+            occurred_at=datetime(2025, 1, 10, tzinfo=UTC) + timedelta(days=30 * n)))
+    return {r.statement for r in service.relations(user)}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("texts", "now"), [
+    (["I love jazz.", "I can't stand jazz these days."], {"user dislikes jazz"}),
+    (["I hate olives.", "I have come to love olives."], {"user likes olives"}),
+    (["I like Vue.", "I really dislike Vue now."], {"user dislikes Vue"}),
+    (["My girlfriend Emma is a chef.", "Emma and I broke up."], set()),
+    (["I have a dog named Rex.", "My dog Rex passed away."], set()),
+    (["I work at Stripe.", "My last day at Stripe was Friday. I'm at Notion now."],
+     {"user works at Notion"}),
+    (["我男朋友叫小王。", "我和小王分手了。"], set()),
+])
+def test_a_change_of_mind_ends_the_old_fact(service: object, user: str, texts: list[str],
+                                            now: set[str]) -> None:
+    assert _say_all(service, user, texts) == now
+
+
+def test_a_taste_stated_once_ends_nothing(service: object, user: str) -> None:
+    assert _say_all(service, user, ["I like olives.", "I love jazz."]) == {
+        "user likes olives", "user likes jazz"}

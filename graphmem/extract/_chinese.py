@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
 from graphmem.extract._personal import find_zh
@@ -46,9 +47,14 @@ _TAIL = re.compile(
     + r"|\s+)$"
 )
 _SUBJECT = re.compile(
-    r"(?:我们的项目|我们项目|我们团队|我们公司|我们组|我们|咱们|这个项目|该项目|本项目|项目|团队|"
-    r"前端|后端|我)$"
+    r"(?:我们全家|我们一家(?:人|子)?|我们俩|我俩|全家|我们的项目|我们项目|我们团队|我们公司|我们组|"
+    r"我们|咱们|这个项目|该项目|本项目|项目|团队|前端|后端|我)$"
 )
+# "We" that is the speaker's household, not a project: 我们全家搬去了厦门.
+_HOUSEHOLD = frozenset({"我", "我们全家", "我们一家", "我们一家人", "我们一家子", "我们俩", "我俩",
+                        "全家"})
+# A clause that opens with a time gone by: 以前我喜欢跑步 ends that taste.
+_PAST_LEAD = re.compile(r"以前|之前|原来|过去|曾经|以往|当初|原先|早先|小时候")
 _CLAUSE = re.compile(
     r"[，,；;：:、]|因为|所以|但是|不过|而且|然后|可是|并且|于是|(?<![我们])(?:以后|之后)"
 )
@@ -116,6 +122,7 @@ RULES: list[Rule] = [
     _rule("requires", _S + r"(?:一定|必须|都|还|也|总是)?(?:需要|必须要?|"
           r"要求|依赖|离不开)(?:用|使用|先|配置|设置)?(?P<obj>[^，,。；;！？!?]+?)(?:才能|才可以|"
           r"才行|才|[，,。；;！？!?]|$)", subject="group"),
+    *CHANGE_RULES_ZH,
     _rule("switch", r"(?:从|由)(?P<obj>" + _N + r"+?)(?P<verb>换到|换成|切换到|切到|改成|改为|"
           r"改用|转到|转向|转投|迁移到|迁到|转成|换回|搬到|搬去|搬回|跳槽到|跳槽去)了?"
           r"(?P<obj2>" + _N + r"+)"),
@@ -123,7 +130,7 @@ RULES: list[Rule] = [
           r"替换为|换为|迁移到|迁到|改为|换到|切换到)了?(?P<obj2>" + _N + r"+)"),
     _rule("switch", r"把(?P<obj>" + _N + r"+?)(?:换成|改成|替换成|替换为|换为|迁移到|迁到|改为)"
           r"了?(?P<obj2>" + _N + r"+)"),
-    _rule("stop_use", r"(?:弃用|放弃|戒掉|戒了|抛弃|卸载|停用)了?" + _O),
+    _rule("stop_use", r"(?:弃用|放弃|抛弃|卸载|停用)了?" + _O),
     _rule("stop_like", r"(?:不再|已经不|不)(?P<obj>(?:吃|打|玩|踢|喝|看|听)"
           r"[^，,。！？；;!?了]{1,6})了"),
     _rule("like", r"(?:^|(?<=[，,]))(?P<obj>[^，,。！？是]{1,12}?)是我"
@@ -133,8 +140,8 @@ RULES: list[Rule] = [
     _rule("name", r"叫我" + _O, subject="self"),
     _rule("works", r"在(?P<obj>" + _NZ + r"{1,15}?)(?:当|做|担任)(?P<role>" + _N + r"{2,12})",
           self_only=True),
-    _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工)"
-          r"(?!室|日|时|量)", self_only=True),
+    _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工|"
+          r"干(?=了|[，,。！!]|$))(?!室|日|时|量)", self_only=True),
     _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?" + _O, self_only=True),
     _rule("works", r"(?:进了|进入了?)" + _O, self_only=True, extra={"check": "company"}),
     _rule("stop_works", r"(?:离开了?|离职了?|辞职离开了?|从)(?P<obj>[^，,。！？；;!?]{1,10}?)"
@@ -185,7 +192,9 @@ def _subject(prefix: str) -> tuple[str, set[str], float] | None:
         return None
     if re.search(r"觉得|感觉|认为|可能|也许", lead):
         flags.add("hedge")
-    return ("self" if m.group(0) == "我" else "project"), flags, 1.0
+    if _PAST_LEAD.search(lead):
+        flags.add("past")
+    return ("self" if m.group(0) in _HOUSEHOLD else "project"), flags, 1.0
 
 
 # --------------------------------------------------------------------------- objects
@@ -338,7 +347,12 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             return [], 0
         if "hedge" in flags:
             conf = min(conf, 0.65)
-        kind = _kind_after_flags(rule.kind, flags, raw)
+        # a 了 just after the match counts too: 我不在美团工作了 ends a job
+        le = "了" if text[m.end() : m.end() + 1] == "了" else ""
+        kind = _kind_after_flags(rule.kind, flags, m.group(0) + le)
+        if rule.extra.get("check") == "ended_if_le" and kind == "dislike" and (
+                gd.get("le") or re.search(r"已经|早就|再|失去", m.group(0))):
+            kind = "stop_like"  # 对X没兴趣了: the interest is gone, it was there before
     if kind is None:
         return [], 0
     if gd.get("obj2") is not None:
@@ -359,10 +373,13 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [i for i in items
                  if lookup(i) is not None or re.search(r"[A-Za-z]", i) or i in APPS_ZH]
     check = rule.extra.get("check")
-    if check == "company":
-        items = [i for i in items if i in COMPANIES_ZH or _ORG_SUFFIX.search(i)]
+    if check == "company":  # a name, not the bare word (去公司上班)
+        items = [i for i in items
+                 if i in COMPANIES_ZH or (_ORG_SUFFIX.search(i) and len(i) > 2)]
     if check == "place":
         items = [i for i in items if is_place_zh(i)]
+    if check == "min2":  # 只吃素 is a diet, not a taste for 素
+        items = [i for i in items if len(i) >= 2 or lookup(i) is not None]
     if check == "future" and not _FUTURE.search(text[: m.start()]):
         return [], 0
     if rule.lexicon_only:
@@ -406,6 +423,8 @@ def hits(sentence: str) -> list[Hit]:
     if text is None or _HYPOTHETICAL.search(text):
         return []
     spans, found_all, group = Spans(), find_zh(text), 0
+    found_all += [f for f in find_endings_zh(text)
+                  if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
     for start, end, _ in found_all:
         spans.take(start, end)
     for rule, m in scan(RULES, text):

@@ -12,9 +12,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphmem.extract._english_changes import (
+    CHANGE_RULES,
+    GIVE_UP,
+    LOOSE_GIVE_UP,
+    PRONOUN_OBJECT,
+    antecedent,
+    find_allergy_pronoun,
+    find_endings,
+    find_role_verbs,
+    gerund_taste,
+    like_object,
+    new_value_after_stop,
+)
 from graphmem.extract._english_more import (
     EARLY_RULES,
-    carries_first_person,
+    carried_subject,
     only_now,
     platform_after,
     tool_list_ok,
@@ -111,8 +124,9 @@ def _subject(prefix: str, verb: str) -> tuple[str, list[str], list[str], float] 
         first = (words or verb.lower().split() or [""])[0]
         if clause == prefix and (first.endswith("ed") or first in _DROPPED_I):
             return "self", [], between, 0.8
-        if carries_first_person(prefix, clause):
-            return "self", [], between, 0.85
+        carried = carried_subject(prefix, clause)
+        if carried:
+            return carried, [], between, 0.85
         return None
     if words[i - 1] == "i":
         subject, lead = "self", words[: i - 1]
@@ -191,6 +205,7 @@ RULES: list[Rule] = [
     _rule("requires", _S + r"\s+(?:requires|require|needs|need|depends\s+on|only\s+works\s+with|"
           r"only\s+runs\s+on|does\s+not\s+work\s+without|will\s+not\s+work\s+without|"
           r"cannot\s+run\s+without)\s+" + _O, subject="group"),
+    *CHANGE_RULES,
     *EARLY_RULES,
     _rule("like", r"\b(?:eat|eats|eating|drink|drinks|drinking|play|plays|playing)\s+" + _O,
           extra={"check": "stop"}),
@@ -206,9 +221,7 @@ RULES: list[Rule] = [
           self_only=True),
     _rule("stop_works", r"\bleft\s+(?P<obj>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})",
           self_only=True),
-    _rule("stop_use", r"\b(?:quit|ditched|dropped|abandoned|gave\s+up(?:\s+on)?|got\s+rid\s+of|"
-          r"uninstalled|am\s+done\s+with|moved\s+away\s+from|moved\s+off(?:\s+of)?|"
-          r"switched\s+away\s+from|stopped)\s+" + _O),
+    _rule("stop_use", r"\b(?P<verb>" + GIVE_UP + r")\s+" + _O, extra={"check": "give_up"}),
     # favourites
     _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav|"
           r"preferred|go-to)\s+(?P<dom>[\w ]{1,30}?)\s+(?:is|are|has\s+to\s+be)\s+" + _O,
@@ -245,8 +258,9 @@ RULES: list[Rule] = [
           r"am\s+(?:sick|tired)\s+of|am\s+fed\s+up\s+with|am\s+not\s+much\s+of\s+a\s+fan\s+of)"
           r"\s+" + _O),
     _rule("like", r"\b(?:like|likes|love|loves|enjoy|enjoys|adore|adores|prefer|prefers|liking|"
-          r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|am\s+(?:a\s+)?(?:big\s+|huge\s+|massive\s+|real\s+)?fan\s+of|"
-          r"am\s+(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
+          r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|(?:am|been)\s+(?:a\s+)?(?:big\s+|huge\s+|"
+          r"massive\s+|real\s+|long-time\s+|lifelong\s+|great\s+)?fan\s+of|"
+          r"am\s+(?:no\s+longer\s+)?(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
           r"crazy\s+about|keen\s+on|fond\s+of))\s+" + _O),
     # tools
     _rule("use", r"\b(?P<who>our|my|the)\s+(?:tech\s+|technology\s+|current\s+)?stack\s+"
@@ -353,6 +367,8 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
         stripped = raw.lstrip()
         if kind in ("lives", "move") and re.match(r"^an?\s", stripped, re.I):
             return [], 0
+        if kind == "relocate" and re.match(r"^(?:an?|the)\s+[a-z]", stripped):
+            return [], 0  # "we moved down to the basement": a room, not a town
         np, used = noun_phrase(stripped)
         text = tidy(np)
         if text.lower() in _NOT_A_PLACE_OR_ORG or not valid(text, 6):
@@ -413,6 +429,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if "hedge" in flags:
         conf = min(conf, 0.65)
     kind = _kind_after_flags(rule.kind, flags)
+    if rule.kind == "dislike" and _NOT_ANYMORE.search(verb) and _ANYMORE.search(post):
+        kind = "stop_like"  # "I'm not into jazz anymore" ends a taste, it is no dislike
     if kind is None:
         return [], 0
     if gd.get("obj2") is not None:
@@ -435,16 +453,29 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     # "coffee, only tea now": the part after "only" is the new value (only_now), not a list item
     raw_obj = _ONLY_CUT.split(gd["obj"])[0] if kind.startswith("stop_") else gd["obj"]
     items, used = _objects_for(rule, kind, raw_obj)
+    if not items and kind in ("like", "dislike", "stop_like") and PRONOUN_OBJECT.match(raw_obj):
+        thing = antecedent(text, obj_start)  # "Cilantro tastes like soap, I can't stand it"
+        items, used = ([thing], len(raw_obj) - len(raw_obj.lstrip()) + 2) if thing else ([], 0)
     if rule.lexicon_only:
         items = [i for i in items if lookup(i) is not None]
-    if rule.extra.get("check") == "tool_list":
+    check = rule.extra.get("check")
+    if check == "tool_list":
         items = [i for i in items if tool_list_ok(i)]
-    if kind == "stop_use":
+    if check == "named":  # "my editor is VS Code", not "my phone is dead"
+        items = [i for i in items if lookup(i) is not None or i[:1].isupper() or i[:1].isdigit()]
+    if kind in ("like", "dislike", "stop_like"):
+        items = [like_object(i) for i in items]
+    kinds = [kind] * len(items)
+    if kind == "stop_use" and check == "give_up":
+        kinds, items = _given_up(gd.get("verb") or "", raw_obj, items)
+    elif kind == "stop_use":
         items = [i for i in items if not re.match(r"^[a-z]+ing\b", i) or lookup(i)]
+        kinds = [kind] * len(items)
     if not items:
         return [], 0
     hint = gd.get("dom")
-    out = [Hit(kind, subject, i, confidence=conf, domain_hint=hint, group=group) for i in items]
+    out = [Hit(k, subject, i, confidence=conf, domain_hint=hint, group=group)
+           for k, i in zip(kinds, items, strict=True)]
     end = obj_start + used
     if kind in ("works", "role"):
         out += _tail_hits(kind, subject, text[end:], conf)
@@ -453,6 +484,33 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         out.append(Hit(kind, subject, platform, confidence=conf, group=group))
         end += len(text[end:]) - len(text[end:].lstrip()) + 3 + len(platform)
     return out, end
+
+
+_NOT_ANYMORE = re.compile(r"\bnot\s+(?:much\s+of\s+a\s+|a\s+)?(?:big\s+|huge\s+)?(?:fan|into)\b",
+                          re.I)
+_ANYMORE = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|these\s+days|now)\b", re.I)
+_OWNED = re.compile(r"^\s*(?:my|our|the|a|an|his|her|their|your)\s", re.I)
+
+
+def _given_up(verb: str, raw: str, items: list[str]) -> tuple[list[str], list[str]]:
+    """(kinds, objects) of "I quit / gave up / cut out X": a known tool stops being used; an
+    "-ing" habit or game stops being liked ("I quit smoking", "gave up playing tennis");
+    anything else may have been either, so both end ("I cut out Coke"). With the verbs
+    that also take everyday objects ("I dropped my phone") only a known name counts."""
+    kinds: list[str] = []
+    out: list[str] = []
+    for item in items:
+        taste = gerund_taste(item)
+        if lookup(item) is not None:
+            kinds.append("stop_use")
+            out.append(item)
+        elif taste:
+            kinds.append("stop_like")
+            out.append(taste)
+        elif not (LOOSE_GIVE_UP.match(verb) and _OWNED.match(raw)):
+            kinds.append("stop_either")
+            out.append(item)
+    return kinds, out
 
 
 def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
@@ -481,12 +539,16 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
     return [Hit(other, subject, text, confidence=conf)] if valid(text, 5) else []
 
 
-def hits(sentence: str) -> list[Hit]:
-    """Everything the English patterns find in one sentence."""
+def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
+    """Everything the English patterns find in one sentence; ``previous``: what the
+    sentence before it in the same message said (an ending there may get its new value
+    here)."""
     text = _question_free(_expand(sentence))
     if text is None or _HYPOTHETICAL_START.match(text):
         return []
     spans, found_all = Spans(), find_en(text)
+    for extra in (find_allergy_pronoun(text), find_endings(text), find_role_verbs(text)):
+        found_all += [f for f in extra if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
     for start, end, _ in found_all:
         spans.take(start, end)
     for group, (rule, m) in enumerate(scan(RULES, text), start=1):
@@ -497,7 +559,7 @@ def hits(sentence: str) -> list[Hit]:
         if found:
             spans.take(m.start(), max(end, obj_start))
             found_all.append((m.start(), max(end, obj_start), found))
-    after = only_now(text, found_all)
+    after = only_now(text, found_all) or new_value_after_stop(text, found_all, previous or [])
     if after:
         found_all.append((len(text), len(text), after))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -55,21 +55,25 @@ EARLY_RULES: list[Rule] = [
 
 _CARRY_BREAK = re.compile(r"(?:\band|\bthen|,)\s*$", re.I)
 _FIRST_PERSON_CLAUSE = re.compile(
-    r"^\s*(?:[A-Za-z]+\s+){0,3}?I\s+(?!think\b|guess\b|heard\b|hear\b|believe\b|wonder\b|"
-    r"was\s+told\b|am\s+told\b|doubt\b)",
+    r"^\s*(?:[A-Za-z]+\s+){0,3}?(?P<who>I|[Ww]e)\s+(?!think\b|guess\b|heard\b|hear\b|"
+    r"believe\b|wonder\b|was\s+told\b|am\s+told\b|doubt\b)",
 )
 _BREAK = re.compile(r"[;:()\"—–]|\b(?:but|so|because|although|though|while|whereas)\b", re.I)
 
 
-def carries_first_person(prefix: str, clause: str) -> bool:
-    """Whether a verb with no subject of its own continues a first-person clause:
-    "I moved to Lisbon and joined Paylane" (the "I" of "moved" also joined)."""
+def carried_subject(prefix: str, clause: str) -> str | None:
+    """The subject a verb with none of its own carries over from a first-person clause:
+    "I moved to Lisbon and joined Paylane" (the "I" of "moved" also joined: ``"self"``),
+    "we sold the house and moved to Devon" (``"project"``: "we"); None when there is none."""
     head = prefix[: len(prefix) - len(clause)] if clause and prefix.endswith(clause) else prefix
     if not _CARRY_BREAK.search(head):
-        return False
+        return None
     before = re.split(r"\b(?:and|then)\s*$|,\s*$", head.rstrip(), flags=re.I)[0]
     previous = re.split(r",", _BREAK.split(before)[-1])[-1]
-    return bool(_FIRST_PERSON_CLAUSE.match(previous))
+    m = _FIRST_PERSON_CLAUSE.match(previous)
+    if not m:
+        return None
+    return "self" if m.group("who") == "I" else "project"
 
 
 _ONLY_NOW = re.compile(
@@ -78,7 +82,7 @@ _ONLY_NOW = re.compile(
     r"nowadays)?\s*[.!]?$",
     re.I,
 )
-_AFTER_STOP = {"stop_use": "now_use", "stop_like": "like"}
+_AFTER_STOP = {"stop_use": "now_use", "stop_like": "like", "stop_either": "now_use"}
 
 
 def only_now(text: str, found: list[tuple[int, int, list[Hit]]]) -> list[Hit]:
@@ -94,7 +98,10 @@ def only_now(text: str, found: list[tuple[int, int, list[Hit]]]) -> list[Hit]:
     if not obj or obj.lower() in ("that", "this", "it", "one", "once", "me"):
         return []
     h = stops[-1]
-    return [Hit(_AFTER_STOP[h.kind], h.subject, obj, confidence=h.confidence, group=h.group)]
+    kind = _AFTER_STOP[h.kind]
+    if h.kind == "stop_either" and re.search(r"\b(?:drink|eat|listen)\b", m.group(0), re.I):
+        kind = "like"  # "I cut out Coke, I only drink water now": a taste, not a tool
+    return [Hit(kind, h.subject, obj, confidence=h.confidence, group=h.group)]
 
 
 _TIMEY = re.compile(

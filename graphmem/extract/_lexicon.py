@@ -320,9 +320,20 @@ def is_role_en(phrase: str) -> bool:
     return bool(words) and len(words) <= 5 and words[-1] in ROLE_WORDS_EN
 
 
+# Jobs said with a generic ending: 理发师, 咨询师 (…师); 公务员, 快递员 (…员), but not a
+# member of something (会员, 成员, 人员, 党员, 团员, 队员, 学员).
+_ROLE_ENDING_ZH = re.compile(
+    r"(?:[\u4e00-\u9fff]师|(?<!会|成|人|党|团|队|学|官)员|司机|保安|警察|军人|农民|画家|作家|艺术家|"
+    r"音乐家|专家|自由职业者|个体户|全职妈妈|家庭主妇|财务|人事|行政|客服|文员|前台|导游|空姐|空乘|"
+    r"店长|老板|保姆|护工|HR)$")
+_NOT_A_ROLE_ZH = frozenset({"大师", "老师傅", "牧师"})
+
+
 def is_role_zh(phrase: str) -> bool:
-    """Whether a Chinese phrase ends in a role word ("前端工程师")."""
-    return len(phrase) <= 14 and bool(ROLE_SUFFIX_ZH.search(phrase))
+    """Whether a Chinese phrase ends in a role word ("前端工程师", "公务员")."""
+    if len(phrase) > 14 or phrase in _NOT_A_ROLE_ZH:
+        return False
+    return bool(ROLE_SUFFIX_ZH.search(phrase) or _ROLE_ENDING_ZH.search(phrase))
 
 
 # --------------------------------------------------------------------------- places

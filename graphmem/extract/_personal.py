@@ -30,6 +30,7 @@ _KIN_EN = {
     "grandma": "grandmother", "grandmother": "grandmother", "grandpa": "grandfather",
     "grandfather": "grandfather", "twin": "twin",
 }
+KIN_EN = _KIN_EN
 _KIN_WORD = r"(?:" + "|".join(sorted(_KIN_EN, key=len, reverse=True)) + r")s?"
 _KIN_ADJ = r"(?:(?:younger|older|little|big|baby|twin|step|half|eldest|youngest|elder)[- ]?)?"
 _COUNT = r"(?:an?|one|two|three|four|five|\d)\s+"
@@ -40,6 +41,7 @@ _SPECIES = (
     r"bulldog|collie|chihuahua|schnauzer|tabby|canary|axolotl)s?"
     r"(?!\s+(?:bed|food|toy|sitter|walker|park|treats?|hair|allerg))"
 )
+SPECIES_EN = _SPECIES
 # A capitalised name; "I", sentence words and months are not names.
 _NAME_EN = r"(?-i:[A-Z][a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?)"
 _NAMES_EN = rf"{_NAME_EN}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*){_NAME_EN})*"
@@ -168,11 +170,13 @@ _KIN_ZH = {
     "父亲": "father", "奶奶": "grandmother", "外婆": "grandmother", "爷爷": "grandfather",
     "外公": "grandfather",
 }
+KIN_ZH = _KIN_ZH
 _KIN_ZH_RE = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
 _PET_ZH = (
     "猫咪|小猫|猫|小狗|狗狗|狗|仓鼠|兔子|乌龟|鹦鹉|金鱼|鱼|柯基|柴犬|金毛|哈士奇|泰迪|边牧|布偶猫|"
     "英短|橘猫|蓝猫|龙猫|刺猬|蜥蜴|蛇"
 )
+PET_ZH = _PET_ZH
 _MEASURE = r"(?:[一两二三四五几]\s*[只条匹头个])?"
 _NAME_ZH = re.compile(r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
 _NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|，|,|。|\s")

@@ -11,14 +11,17 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-# Kinds a pattern can report. The ``stop_*`` kinds end something; ``switch`` / ``move_from``
-# / ``works_switch`` carry two objects (from ``obj`` to ``obj2``).
+# Kinds a pattern can report. The ``stop_*`` kinds end something (``stop_either``: a taste or
+# a tool, whichever it was); ``switch`` / ``move_from`` / ``works_switch`` carry two objects
+# (from ``obj`` to ``obj2``); ``split`` ends a partner (obj2: the kin when said) and
+# ``pet_gone`` a pet.
 KINDS = frozenset(
     {
         "like", "dislike", "stop_like", "use", "now_use", "stop_use", "switch",
         "name", "lives", "stop_lives", "move", "move_from", "works", "stop_works",
         "works_switch", "role", "stop_role", "plan", "goal", "learning", "stop_learning",
         "failed", "requires", "allergy", "family", "pet", "learned", "relocate",
+        "stop_either", "split", "pet_gone",
     }
 )
 

@@ -24,6 +24,11 @@ service's conflict rules rely on:
   both ``prefers`` and ``uses`` for Y (each slot then supersedes its old value), and "from
   X" / "no longer use X" / 不再用X emit ``stop=True`` for both on X. "no longer like X"
   stops only the preference. Tastes (drinks, dark mode, tabs) never get a ``uses``.
+  "I quit / gave up / cut out X" with X unknown ends both ``likes`` and ``uses`` X (it was
+  one or the other; a stop that finds nothing changes nothing), an "-ing" habit only the
+  taste ("I quit smoking"). A break-up stops ``has_<partner>`` for the name (every partner
+  slot when the kin is not said), a pet that died or was rehomed stops ``has_pet``.
+  (The service adds one more: a like ends a dislike of the same thing, and the reverse.)
 * identity: ``name_is`` / ``lives_in`` (category ``identity``), ``works_at`` / ``has_role``
   (``work``), all exclusive. "We relocated to Lyon" is the speaker's move; a verb with no
   subject continues a first-person clause ("I moved to Oslo and joined Equinor").
@@ -44,6 +49,7 @@ from datetime import datetime
 
 from graphmem.extract import Message, _chinese, _english
 from graphmem.extract._dates import resolve_time
+from graphmem.extract._english_changes import PARTNER_KINS
 from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
 from graphmem.extract._text import Hit, has_cjk, split_sentences
 from graphmem.guard import scan
@@ -147,6 +153,16 @@ class _Emitter:
         if domain not in NON_TOOL_DOMAINS:
             self._add(hit, subj, "uses", obj, f"tool:{domain}", not shared, stop)
 
+    def given_up(self, hit: Hit, subj: tuple[str, str, Term | None], obj: str) -> None:
+        """"I quit X", "I cut out X": a known tool or taste ends in its own slot; anything
+        else may have been liked or used, so both end (a stop that finds nothing to end
+        changes nothing)."""
+        if self._domain(obj) is not None:
+            self.tool(hit, subj, obj, stop=True)
+            return
+        self._add(hit, subj, "likes", obj, "preference", False, True)
+        self._add(hit, subj, "uses", obj, "tool", False, True)
+
     def emit(self, hit: Hit, shared: bool) -> None:
         subj = self._subject(hit)
         if subj is None:
@@ -158,6 +174,8 @@ class _Emitter:
                             negative=k == "dislike")
         elif k in ("use", "now_use", "stop_use"):
             self.tool(hit, subj, o, choice=k == "now_use", stop=k == "stop_use", shared=shared)
+        elif k == "stop_either":
+            self.given_up(hit, subj, o)
         elif k == "switch" or (k == "move_from" and (self._domain(o) or self._domain(hit.obj2))):
             self.tool(hit, subj, o, stop=True)
             self.tool(hit, subj, hit.obj2, choice=True)
@@ -199,6 +217,15 @@ class _Emitter:
                       said=f"goes {o} {hit.obj2}" if hit.obj2 else None)
         elif k in ("family", "pet") and person:
             self.relative(hit, subj)
+        elif k == "split" and person:
+            # "Sophie and I split up" does not say what Sophie was: each partner slot that
+            # holds her ends; the others hold no Sophie, and a stop of nothing changes nothing
+            for kin in (hit.obj2,) if hit.obj2 else PARTNER_KINS:
+                self._add(hit, subj, f"has_{kin}", o, "family", False, True,
+                          said=f"is no longer with {o}", object_type="person")
+        elif k == "pet_gone" and person:
+            self._add(hit, subj, "has_pet", o, "family", False, True,
+                      said=f"no longer has {o}", object_type="animal")
 
     def relative(self, hit: Hit, subj: tuple[str, str, Term | None]) -> None:
         """A family member ("has_sister Lena") or a pet ("has_pet Biscuit", typed "dog")."""
@@ -237,8 +264,13 @@ class RuleExtractor:
         for index, message in enumerate(messages):
             speaker = message.speaker or ("user" if message.role == "user" else None)
             seen: dict[tuple[str, str, str, bool], int] = {}
+            previous: list[Hit] = []
             for sentence in split_sentences(message.content or ""):
-                found = (_chinese.hits if has_cjk(sentence) else _english.hits)(sentence)
+                # "My last day at Stripe was Friday. I'm at Notion now.": the English new
+                # value may follow its ending in the next sentence
+                found = (_chinese.hits(sentence) if has_cjk(sentence)
+                         else _english.hits(sentence, previous))
+                previous = found
                 if not found:
                     continue
                 emitter = _Emitter(speaker, index)

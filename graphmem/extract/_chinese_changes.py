@@ -1,0 +1,119 @@
+"""Chinese ways of saying that something changed, and tastes said with the object first.
+
+The object put before the speaker as the topic (香菜我真的受不了, 榴莲我很喜欢); interest
+that is lost (我对综艺一点兴趣都没有了, 对足球不感兴趣); habits given up (我戒烟了, 把奶茶戒了)
+and what replaced them (改喝豆浆); a job taken up (转行当了设计师, 成为一名律师), a new
+employer (跳到快手, 下个月去字节报到), a new phone (换了iPhone); a break-up (我和小李分手了)
+and a pet that is gone (我家的狗去世了).
+
+The rules are ``Rule``s read by ``_chinese._apply`` like the others; the finder returns
+``(start, end, hits)`` like ``_personal.find_zh``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._personal import KIN_ZH, PET_ZH
+from graphmem.extract._text import Hit, Rule
+
+
+def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
+    return Rule(kind, re.compile(pattern), **kw)
+
+
+_O = r"(?P<obj>[^，,。！？；;!?：:]+)"
+_NZ = "[^，,。！？；;!?在]"
+# The topic before 我: not a pronoun, a time, a conjunction or someone's words.
+_TOPIC = (r"(?:^|(?<=[，,]))(?P<obj>(?!(?:这|那|它|他|她|你|所以|但是|因为|而且|其实|现在|以前|"
+          r"平时|最近|反正|可是|不过|然后|如果|虽然|总之|真的|说实话|老实说|我|周末|晚上|早上|"
+          r"中午|下午|每天|每周|有时|有空|偶尔|一般|通常|" + TIME_WORD_ZH + r"))"
+          r"[^，,。！？；;!?我你他她说]{1,10}?)我")
+_ADV = r"(?:是|真的|实在|特别|非常|很|超|最|一直|都|也|还|就是|挺|蛮|比较|倒是|可|已经|早就|再也)*"
+_END = r"(?:了)?(?=[，,。！!；;～~]|$)"
+
+CHANGE_RULES_ZH: list[Rule] = [
+    # the object as the topic: 香菜我是真的受不了, 榴莲我很喜欢, 咖啡我早就不喝了
+    _rule("dislike", _TOPIC + _ADV + r"(?:受不了|讨厌|不喜欢|不太喜欢|接受不了|不感冒|不爱)"
+          + _END, subject="self"),
+    _rule("like", _TOPIC + _ADV + r"(?:喜欢|最爱|超爱|爱|很爱|热爱)" + _END, subject="self"),
+    _rule("stop_like", _TOPIC + _ADV + r"(?:不再|不)(?:喝|吃|玩|看|听|抽)了(?=[，,。！!；;]|$)",
+          subject="self"),
+    _rule("stop_use", _TOPIC + _ADV + r"(?:不再|不)(?:用|使用)了(?=[，,。！!；;]|$)",
+          subject="self"),
+    # interest lost or missing: 我对综艺一点兴趣都没有了 ends a taste, 我对足球不感兴趣 is one
+    _rule("dislike", r"对(?P<obj>[^，,。！？；;!?]{1,20}?)(?:已经|早就|再也|完全|根本|真的|并)?"
+          r"(?:都|也)?(?:一点|丝毫|半点)?(?:儿)?(?:不再|不太|不怎么|不|没有?|没什么|失去了?)"
+          r"(?:什么|太|再|那么|多大)?(?:的)?(?:兴趣|感兴趣|兴致)(?P<le>了)?",
+          extra={"check": "ended_if_le"}),
+    _rule("dislike", r"对(?P<obj>[^，,。！？；;!?]{1,20}?)(?:一点|丝毫|半点)(?:儿)?(?:兴趣|兴致)"
+          r"(?:都|也)(?:没有|没)(?P<le>了)?", extra={"check": "ended_if_le"}),
+    # habits given up, and what came instead
+    _rule("stop_like", r"把(?P<obj>[^，,。！？；;!?把]{1,8}?)(?:给)?(?:戒了|戒掉了?)"),
+    _rule("stop_use", r"把(?P<obj>[^，,。！？；;!?把]{1,10}?)(?:给)?"
+          r"(?:卸载了|删了|删掉了|停用了|退订了)"),
+    _rule("stop_like", r"(?<!警)戒(?:掉了?|了)?(?!指|备|严|律|心|除|毒)"
+          r"(?P<obj>[^，,。！？；;!?了]{1,8})"),
+    _rule("like", r"(?:改|换成|换)(?:喝|吃)了?(?![了过一两二三四五六七八九十几半\d])" + _O),
+    _rule("like", r"(?:只|就只|都只)(?:喝|吃)(?![了过一两二三四五六七八九十几半\d])" + _O,
+          extra={"check": "min2"}),
+    # a job taken up: 转行当了设计师, 成为一名律师
+    _rule("role", r"(?:转行)?(?:当|做|干|成为|成了)了?(?:一名|一个|一位|名|个)?"
+          r"(?P<obj>[^，,。！？；;!?的了]{2,10})", self_only=True, extra={"check": "role"}),
+    # a new employer: 跳到快手, 去字节报到
+    _rule("works", r"(?:跳到|跳去|跳槽到了?)(?P<obj>" + _NZ + r"{1,15}?)(?:了|去了)?"
+          r"(?=[，,。！？；;!?]|$)", self_only=True, extra={"check": "company"}),
+    _rule("works", r"(?:去|到)(?P<obj>" + _NZ + r"{1,15}?)(?:报到|入职)", self_only=True,
+          extra={"check": "company"}),
+    # a new phone or tool: 换了iPhone, 转投Notion
+    _rule("now_use", r"(?:换了|转投了?)(?:个|台|部|一台|一部|一个)?" + _O),
+    # the tools one uses, listed: 我平时用的工具有飞书、Notion和Figma
+    _rule("use", r"我(?:平时|日常|平常|经常|常|工作中|主要)?(?:用|使用)的"
+          r"(?:工具|软件|应用|App|app|APP)(?:主要)?(?:有|是|包括)" + _O, subject="self"),
+]
+
+# --------------------------------------------------------------------------- endings
+
+_PARTNER_ZH = "男朋友|女朋友|老公|老婆|丈夫|妻子|爱人|对象|未婚夫|未婚妻"
+_PARTNER_KIN = {"对象": "", "未婚夫": "fiance", "未婚妻": "fiance"}
+_SPLIT_ZH = re.compile(
+    rf"我(?:已经|刚刚?|终于)?(?:和|跟|与)(?:我的?)?(?P<who>[^，,。！？；;!?]{{1,8}}?)"
+    rf"(?:{TIME_WORD_ZH}|已经|刚刚?|终于|还是|正式|前段时间|前几天)*(?:分手|离婚)了")
+_PET_GONE_ZH = [
+    re.compile(rf"我(?:的|家的?|们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
+               rf"(?:{TIME_WORD_ZH}|已经|前几天|昨天|上周|不幸|因病)*"
+               rf"(?:去世|死|病死|老死|走丢|跑丢|丢|送人|走)了(?=[，,。！!；;]|$)"),
+    re.compile(rf"把(?:我的|我家的?|我们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
+               rf"(?:送人|送走|送给[^，,。！？；;!?]{{1,6}})了"),
+]
+_HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,3}$")
+# Who one "breaks up with" by name; a colleague or a friend is no partner said by name.
+_NOT_A_PARTNER = re.compile(r"[们家人]|同事|朋友|同学|室友|邻居|老板|领导|上司|父母|公司|团队")
+
+
+def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
+    """Break-ups (``split``: obj the name or kin word, obj2 the kin when said) and pets
+    gone (``pet_gone``: obj the name, else the species)."""
+    found: list[tuple[int, int, list[Hit]]] = []
+    for m in _SPLIT_ZH.finditer(text):
+        who = m.group("who")
+        kin_m = re.match(rf"^(?P<kin>{_PARTNER_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}})?$", who)
+        if kin_m:
+            word = kin_m.group("kin")
+            kin = _PARTNER_KIN.get(word, KIN_ZH.get(word, ""))
+            obj = kin_m.group("name") or word
+        elif _HAN_NAME.match(who) and not _NOT_A_PARTNER.search(who):
+            obj, kin = who, ""
+        else:
+            continue
+        found.append((m.start(), m.end(), [Hit("split", "self", obj, kin)]))
+    for regex in _PET_GONE_ZH:
+        for m in regex.finditer(text):
+            name = m.group("name")
+            if name and re.fullmatch(TIME_WORD_ZH, name):
+                name = None  # 我的狗今天走丢了: 今天 is no name
+            obj = name or m.group("species")
+            found.append((m.start(), m.end(), [Hit("pet_gone", "self", obj)]))
+    return found
