@@ -405,13 +405,27 @@ def _ratio(pair: list[int]) -> str:
     return f"{pair[0]}/{pair[1]}" if pair[1] else "-"
 
 
+def _commit() -> str:
+    """The commit the engine was scored at, "+dirty" when the work tree has changes
+    (outside bench/results, which a run itself writes)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=False).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                                      ":!bench/results") else "")
+
+
 def split_json(name: str, rep: SplitReport) -> dict[str, Any]:
     total_changes = [sum(v[0] for v in rep.changes.values()),
                      sum(v[1] for v in rep.changes.values())]
     total_silent = [sum(v[0] for v in rep.silent.values()),
                     sum(v[1] for v in rep.silent.values())]
     return {
-        "split": name, "rule": split_rule(name),
+        "split": name, "rule": split_rule(name), "commit": _commit(),
         "sentences": rep.sentences, "overall": rep.overall.as_dict(),
         "by_language": {k: v.as_dict() for k, v in sorted(rep.by_language.items())},
         "by_kind": {k: v.as_dict() for k, v in sorted(rep.by_kind.items())},
