@@ -42,7 +42,7 @@ class Recaller:
         self.tuning = tuning or DEFAULT_TUNING
         self.presets = presets or {}
         self.preset = preset
-        self.shape = UserCache(self._relational)
+        self.shape = UserCache(self._relational, stale_ok=True)
         self.importance = importance or ImportanceModel.of({}, 30.0, 0.2)
         self.speakers = SpeakerCache(lambda user: [
             str(r["speaker"]) for r in store.episode_speakers(user, 200) if r.get("speaker")])
@@ -61,9 +61,10 @@ class Recaller:
     def _relational(self, user_id: str) -> bool:
         """Is the user's memory made mostly of relations sent as relations (addRelation)
         rather than learned from episodes: most of a sample of 200 relations evidenced by
-        no episode, and at least as many relations as episodes? Read once per 30 s per user
-        and not dropped on writes: it changes slowly, and after every write it would cost
-        the next recall two counts of the user's nodes (~60 ms each at 100k)."""
+        no episode, and at least as many relations as episodes? Read once per 30 s per user,
+        in the background once known (an expired answer serves meanwhile), and not dropped
+        on writes: it changes slowly, and it costs two counts of the user's nodes (~60 ms
+        each at 100k)."""
         sampled, direct = self.store.relation_sample(user_id, 200)
         if 2 * direct <= sampled:
             return False
