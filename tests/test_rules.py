@@ -565,3 +565,60 @@ def test_a_change_of_mind_ends_the_old_fact(service: object, user: str, texts: l
 def test_a_taste_stated_once_ends_nothing(service: object, user: str) -> None:
     assert _say_all(service, user, ["I like olives.", "I love jazz."]) == {
         "user likes olives", "user likes jazz"}
+
+
+# --------------------------------------------------------------------------- Chinese words
+
+# A Chinese object starts and ends where jieba's words do: 和 inside 协和医院 or 和平区 is no
+# list, 比 inside 比赛 or 比亚迪 no comparison; the verb before an allergen and the modal after
+# it are not the allergen; a plan's opening time words are its date, not its content.
+ZH_BOUNDARIES = [
+    ("我在协和医院上班。", {("user", "works_at", "协和医院", False)}),
+    ("我在中国和平出版社工作。", {("user", "works_at", "中国和平出版社", False)}),
+    ("我住在和平区。", {("user", "lives_in", "和平区", False)}),
+    ("我在比亚迪上班。", {("user", "works_at", "比亚迪", False)}),
+    ("我喜欢看足球比赛。", {("user", "likes", "足球比赛", False)}),
+    ("我喜欢比特币。", {("user", "likes", "比特币", False)}),
+    ("我吃芒果会过敏。", {("user", "allergic_to", "芒果", False)}),
+    ("我喝牛奶就过敏。", {("user", "allergic_to", "牛奶", False)}),
+    ("我吃了虾以后过敏了。", {("user", "allergic_to", "虾", False)}),
+    ("我对花生和芒果过敏。", {("user", "allergic_to", "花生", False),
+                          ("user", "allergic_to", "芒果", False)}),
+    ("我对虾和蟹过敏。", {("user", "allergic_to", "虾", False),
+                      ("user", "allergic_to", "蟹", False)}),
+    ("我喜欢猫和狗。", {("user", "likes", "猫", False), ("user", "likes", "狗", False)}),
+    ("我喜欢吃和牛。", {("user", "likes", "和牛", False)}),
+    ("我对和声学很感兴趣。", {("user", "likes", "和声学", False)}),
+    ("我喜欢和朋友一起打篮球。", {("user", "likes", "篮球", False)}),
+    ("我老婆叫张和平。", {("user", "has_wife", "张和平", False)}),
+    ("我计划明年下半年学日语。", {("user", "plans_to", "学日语", False)}),
+    ("我不在美团干了，跳到了快手。", {("user", "works_at", "美团", True),
+                              ("user", "works_at", "快手", False)}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ZH_BOUNDARIES, ids=[t for t, _ in ZH_BOUNDARIES])
+def test_chinese_objects_are_cut_on_word_boundaries(
+        text: str, expected: set[tuple[str, str, str, bool]]) -> None:
+    assert keys(text) == expected
+
+
+# A verb that runs on into a longer word (住院, 生活费) closes no object; a modal, a time or a
+# placeholder is no allergen.
+@pytest.mark.parametrize("text", ["我在北京住院了。", "我在上海生活费很高。", "我会过敏。",
+                                  "我今天过敏了。", "我吃东西会过敏。"])
+def test_no_chinese_fact_from_a_word_cut_in_half(text: str) -> None:
+    assert rels(text) == []
+
+
+def test_word_aware_cutting_leaves_text_without_chinese_alone() -> None:
+    import re
+
+    from graphmem.extract._text import cut_at_words, split_at_words, word_bounds
+
+    sep = re.compile(r"\s*(?:,|\band\b)\s*")
+    text = "Python, Go and Rust"
+    assert split_at_words(sep, text) == sep.split(text)
+    m = cut_at_words(re.compile(r"and"), "Python and Go")
+    assert m is not None and m.start() == 7
+    assert word_bounds("协和医院上班") == frozenset({0, 4, 6})

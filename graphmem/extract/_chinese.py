@@ -5,6 +5,11 @@ Same shape as the English side: a pattern matches the verb construction (喜欢X
 and time words (我现在更 -> 我, 我们的项目 -> project, nothing -> the speaker, since Chinese
 drops the subject freely). The peeled words carry meaning: 不 negates, 不再 / 以前 end
 something, 可能 / 觉得 hedge, 会 / 想 / 要 make it hypothetical.
+
+Objects are cut where jieba's words are (``_text.word_bounds``): a list is split at a 和
+that is a word of its own (猫和狗, not 协和医院), a clause is cut at a 比 that starts no noun
+(比起, not 比赛 or 比亚迪), particles and adverbs come off only as whole words, and a verb
+that runs on into a longer word (在北京住院) closes no object.
 """
 
 from __future__ import annotations
@@ -16,7 +21,19 @@ from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
 from graphmem.extract._personal import find_zh
-from graphmem.extract._text import Hit, Rule, Spans, attach_when, clean_edges, scan
+from graphmem.extract._text import (
+    Hit,
+    Rule,
+    Spans,
+    attach_when,
+    clean_edges,
+    cut_at_words,
+    has_cjk,
+    scan,
+    split_at_words,
+    tagged,
+    word_bounds,
+)
 
 _FLAG_WORDS: dict[str, str] = {
     "不再": "stop", "再也不": "stop", "再也": "stop",
@@ -69,7 +86,7 @@ _HYPOTHETICAL = re.compile(r"如果|假如|要是|假设|万一|倘若|的话|�
 _HEDGE = re.compile(r"可能|也许|大概|好像|估计|似乎|或许|说不定|应该|觉得|感觉|认为|吧[。！]?$")
 _CUT = re.compile(
     r"[，,。！？；;!?：:（(]|因为|由于|但是|但|不过|而不是|而非|所以|可是|然而|并且|而且|因此|然后|"
-    r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候"
+    r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候|(?:也|还|又|更)(?=喜欢|爱|用|在|讨厌)"
 )
 _USE_CUT = re.compile(
     r"来|去|写|做|开发|编写|处理|搭建|部署|跑|进行|实现|管理|构建|编程|记笔记|记|画|剪|打|作为|当作|"
@@ -78,9 +95,13 @@ _USE_CUT = re.compile(
 _PARTICLES = r"(?:了|的|啦|呀|哦|吧|嘛|哈|呢|着|过|啊|哟|咯|喔|一些|一点|多了|更多|多一点|"
 _PARTICLES += r"比较多|很多|多|很久|好几年|多年|挺久|这种|这个|一下|而已|罢了|哈哈|呗)"
 _TRAILING = re.compile(rf"(?:{_PARTICLES}|{TIME_WORD_ZH}|\s)+$")
+# Adverbs and modals left between an object and its verb: 在华为和小米都工作过 -> 小米.
+_TRAILING_ADV = re.compile(r"(?:都|也|还|就|会|又|才|一直|\s)+$")
 _LEADING = re.compile(rf"^(?:{TIME_WORD_ZH}|的是|是|用|使用|上了|了|在|一[家个所间位款种门]|\s)+")
 _LIGHT_VERB = re.compile(r"^(?:喝|吃|玩|看|听|写|用|使用)")
 _LIST = re.compile(r"\s*(?:、|和|与|跟|以及|及|,|，|/|\s\+\s|\+|加上)\s*")
+# What cannot be a list item before 和: nothing (和 opens the object) or a bare verb (吃和牛).
+_NO_ITEM = re.compile(r"|吃|喝|玩|看|听|用|打|踢|学|去|做")
 _PRONOUN = re.compile(r"^(?:你|他|她|它|我|您|这|那|什么|啥|哪|谁|自己|大家|人家|别人)")
 _BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起)")
 _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
@@ -214,12 +235,36 @@ def _lexicon_prefix(item: str) -> str | None:
     return None
 
 
+def _strip_words(text: str, regex: re.Pattern[str], lead: bool) -> str:
+    """``text`` without the function words ``regex`` finds at its start (``lead``) or end,
+    cut on a word boundary: 的 comes off 苹果的 but 多 stays on 多多, 在 on 在线教育."""
+    m = regex.search(text)
+    if not m or not m.group(0):
+        return text
+    cut = m.end() if lead else m.start()
+    if not has_cjk(text) or cut in word_bounds(text):
+        return text[cut:] if lead else text[:cut]
+    bounds = word_bounds(text)
+    if lead:  # a shorter run of leading words that is all function words
+        for b in sorted((b for b in bounds if 0 < b < cut), reverse=True):
+            head = regex.match(text[:b])
+            if head and head.end() == b:
+                return text[b:]
+        return text
+    for b in sorted(b for b in bounds if cut < b < len(text)):
+        tail = regex.search(text[b:])
+        if tail and tail.start() == 0:
+            return text[:b]
+    return text
+
+
 def _tidy(text: str) -> str:
     for _ in range(3):
         text = clean_edges(text)
         if text in COMPANIES_ZH or text in APPS_ZH:
             return text  # 拼多多 does not end in the particle 多
-        text = _TRAILING.sub("", _LEADING.sub("", text))
+        text = _strip_words(_strip_words(text, _LEADING, lead=True), _TRAILING, lead=False)
+        text = _strip_words(text, _TRAILING_ADV, lead=False)
     return clean_edges(text)
 
 
@@ -243,7 +288,8 @@ def _item(raw: str, kind: str) -> str:
     if kind == "failed":
         return clean_edges(raw)
     if kind in ("plan", "goal"):  # "用 Tailwind 重写样式": the verb is the plan
-        return _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|\s)+", "", raw.strip())).strip()
+        plan = _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|\s)+", "", raw.strip())).strip()
+        return _drop_lead_time(plan)
     raw = _LEADING.sub("", raw.strip())
     if kind in _NAMED_KINDS:
         light = _LIGHT_VERB.match(raw)
@@ -252,18 +298,31 @@ def _item(raw: str, kind: str) -> str:
             if head:
                 return head
     if kind in ("like", "dislike", "stop_like"):
-        raw = _activity(_GO_TO.sub("", raw))
+        raw = _activity(_GO_TO.sub("", _WITH.sub("", raw)))
     if kind in _USE_KINDS:
         app = next((a for a in _APPS_LONGEST_FIRST if raw.startswith(a)), None)
         if app:
             return app
-        m = _USE_CUT.search(raw)
+        m = cut_at_words(_USE_CUT, raw)
         if m and m.start() > 0:
             raw = raw[: m.start()]
     return _tidy(raw)
 
 
 _APPS_LONGEST_FIRST = sorted(APPS_ZH, key=len, reverse=True)
+
+
+def _drop_lead_time(text: str) -> str:
+    """A plan without the time words it opens with (jieba's ``t``): 下半年换工作 -> 换工作;
+    the time is the plan's date, not its content."""
+    if not has_cjk(text):
+        return text
+    start = 0
+    for word, tag in tagged(text):
+        if tag != "t" or len(text) - start - len(word) < 2:
+            break
+        start += len(word)
+    return text[start:].strip()
 
 
 def _activity(text: str) -> str:
@@ -278,15 +337,18 @@ _FUTURE = re.compile(
 )
 # 喜欢(周末)去爬山 likes 爬山
 _GO_TO = re.compile(r"^(?:周末|平时|每天|晚上|下班后|有空)?[去来](?=[\u4e00-\u9fff]{2})")
+# 喜欢(和朋友)一起打球: who one does it with is not what one likes
+_WITH = re.compile(r"^(?:和|跟|与|同)[^，,。！？；;!?和跟与]{1,8}?一起(?=[\u4e00-\u9fffA-Za-z]{2})")
 
 
 def _objects(raw: str, kind: str) -> tuple[list[str], int]:
-    cut = _CUT.search(raw)
+    cut = cut_at_words(_CUT, raw)
     body = raw[: cut.start()] if cut else raw
     if kind in ("lives", "move", "works", "stop_works"):
-        place = _PLACE_CUT.search(body)
+        place = cut_at_words(_PLACE_CUT, body)
         body = body[: place.start()] if place else body
-    parts = _LIST.split(body) if kind not in ("plan", "goal", "failed") else [body]
+    parts = (split_at_words(_LIST, body, _NO_ITEM) if kind not in ("plan", "goal", "failed")
+             else [body])
     items = [_item(p, kind) for p in parts]
     return [i for i in items if _valid(i)], len(body)
 
@@ -417,6 +479,15 @@ def _question_free(text: str) -> str | None:
     return t
 
 
+def _split_word(m: re.Match[str], text: str) -> bool:
+    """Whether a match whose object is closed by a verb (在X住, 在X工作) ends inside a word:
+    在北京住院 is no home, 在上海生活费 no life there. (Where the object itself ends is not
+    checked: jieba cuts unknown names badly, 美团干 -> 美|团干.)"""
+    if m.groupdict().get("obj") is None or m.end("obj") >= m.end() or not has_cjk(text):
+        return False
+    return m.end() not in word_bounds(text)
+
+
 def hits(sentence: str) -> list[Hit]:
     """Everything the Chinese patterns find in one sentence."""
     text = _question_free(sentence)
@@ -431,7 +502,7 @@ def hits(sentence: str) -> list[Hit]:
         group += 1
         obj_start = m.start("obj") if m.groupdict().get("obj") is not None else m.end()
         verb_start = m.end("subj") if "subj" in m.groupdict() else m.start()
-        if not spans.free(verb_start, max(obj_start, verb_start + 1)):
+        if not spans.free(verb_start, max(obj_start, verb_start + 1)) or _split_word(m, text):
             continue
         found, end = _apply(rule, m, text, group)
         if found:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._text import Hit, clean_edges
+from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._text import Hit, clean_edges, split_at_words
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -204,12 +205,24 @@ _ALLERGY_LEAD = re.compile(
     r"^(?:我(?:自己)?)(?:从小|一直|天生|也|还|有点|有些|比较|特别)*(?:对|有)?"
 )
 _ALLERGY_TAIL = re.compile(r"(?:都|也|有点|有些|比较|很|非常|特别|严重|容易)+$")
+# What one does to the allergen, and what comes between it and 过敏: 我吃芒果会过敏 -> 芒果,
+# 我碰到猫毛就过敏 -> 猫毛, 吃了虾以后过敏了 -> 虾.
+_ALLERGY_CONTACT = re.compile(
+    r"^(?:一)?(?:吃|喝|用|碰|摸|接触|闻|吸入|吸|涂|抹|沾|戴|穿)(?:了|过|到|完|了一点|一点|点)?"
+    r"(?=[\u4e00-\u9fffA-Za-z]{1,8}(?:会|就|都|也|一|马上|立刻|容易|以后|之后|后|的时候|时)*$)")
+_ALLERGY_THEN = re.compile(
+    r"(?:会|就|都|也|还|一|马上|立刻|立马|容易|以后|之后|后|的时候|时候|时|了|过|有点|有些|很|"
+    r"非常|特别|严重)+$")
+_ALLERGY_SPLIT = re.compile(r"和|、|与|跟|及|以及|/")
+_ALLERGY_WHEN = re.compile(rf"^(?:{TIME_WORD_ZH}|小时候|后来|现在|平时|每次|一到|春天|秋天|换季)+")
+# Words that stand for an allergen without naming it.
+_NOT_ALLERGEN = frozenset({"东西", "啥", "它"})
 
 
 def _names_zh(rest: str) -> list[str]:
     out = []
     for m in _NAME_ZH.finditer(rest):
-        name = _NAME_END.split(m.group("name"))[0]
+        name = split_at_words(_NAME_END, m.group("name"))[0]
         if name and name not in out:
             out.append(name)
     return out
@@ -224,10 +237,15 @@ def _allergies_zh(text: str) -> Found:
         if not lead or not clause.startswith("我") or re.search(r"[不没]$", clause):
             continue
         body = _ALLERGY_TAIL.sub("", clause[lead.end() :])
+        body = _ALLERGY_WHEN.sub("", body)
+        contact = _ALLERGY_CONTACT.match(body)
+        body = _ALLERGY_THEN.sub("", body[contact.end() :] if contact else body)
+        if body in _NOT_ALLERGEN:
+            continue
         if re.match(r"^[的了]|^(?:过|这|那|什么)", body) or "对" in body \
                 or re.search(_KIN_ZH_RE, body):
             continue
-        items = [i for i in re.split(r"和|、|与|跟|及|以及|/", body) if i]
+        items = [i for i in split_at_words(_ALLERGY_SPLIT, body) if i]
         if items and all(1 <= len(i) <= 8 for i in items):
             found.append((clause_start, m.end(), [Hit("allergy", "self", i) for i in items]))
     return found

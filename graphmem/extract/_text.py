@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from graphmem.store import _text_terms
 
 # Kinds a pattern can report. The ``stop_*`` kinds end something (``stop_either``: a taste or
 # a tool, whichever it was); ``switch`` / ``move_from`` / ``works_switch`` carry two objects
@@ -127,6 +130,75 @@ def clean_edges(text: str) -> str:
     """Trim whitespace, quotes and trailing punctuation off an extracted phrase."""
     text = text.strip().strip("\"'“”‘’「」『』《》()（）[]").strip()
     return text.rstrip(".,!?;:。，！？；：、~～").strip()
+
+
+@lru_cache(maxsize=4096)
+def words(text: str) -> tuple[str, ...]:
+    """jieba's words of ``text``, as the full-text index cuts them (short texts: cached)."""
+    return _text_terms.words(text)
+
+
+@lru_cache(maxsize=4096)
+def tagged(text: str) -> tuple[tuple[str, str], ...]:
+    """jieba's words of ``text`` with their part-of-speech tags (``t`` a time word...)."""
+    return _text_terms.tagged(text)
+
+
+@lru_cache(maxsize=4096)
+def word_bounds(text: str) -> frozenset[int]:
+    """The offsets in ``text`` where a jieba word starts or ends (0 and ``len(text)``
+    included): a Chinese object is cut only there, so 协和医院 keeps its 和 and 比亚迪 its 比."""
+    out, i = {0}, 0
+    for w in words(text):
+        i += len(w)
+        out.add(i)
+    if i != len(text):  # the segmenter lost or added text: every offset is a boundary
+        return frozenset(range(len(text) + 1))
+    return frozenset(out)
+
+
+def noun_at(text: str, start: int) -> bool:
+    """Whether the jieba word that starts at ``start`` is a noun (比赛, 比亚迪: no cut there)."""
+    i = 0
+    for w, tag in tagged(text):
+        if i == start:
+            return tag.startswith("n") or tag in ("vn", "eng", "l", "i", "j")
+        i += len(w)
+        if i > start:
+            return False
+    return False
+
+
+def cut_at_words(regex: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``regex`` that starts on a word boundary of ``text`` and either
+    ends on one or starts a word that is no noun (比起 cuts, 比赛 does not)."""
+    bounds = word_bounds(text) if has_cjk(text) else None
+    for m in regex.finditer(text):
+        if bounds is None or (m.start() in bounds and (
+                m.end() in bounds or not noun_at(text, m.start()))):
+            return m
+    return None
+
+
+def split_at_words(regex: re.Pattern[str], text: str,
+                   no_item: re.Pattern[str] | None = None) -> list[str]:
+    """``regex.split`` at separators that are words of their own (和 in 猫和狗, not in
+    协和医院 or 和平里); with ``no_item``, not after a part that it matches whole (nothing,
+    or a bare verb: 和 is then a preposition or part of a name, as in 和声学, 吃和牛)."""
+    if not has_cjk(text):
+        return regex.split(text)
+    bounds = word_bounds(text)
+    parts, last = [], 0
+    for m in regex.finditer(text):
+        core = m.group(0).strip()
+        start = m.start() + m.group(0).index(core) if core else m.start()
+        if core and not (start in bounds and start + len(core) in bounds):
+            continue
+        if no_item is not None and no_item.fullmatch(text[last : m.start()].strip()):
+            continue
+        parts.append(text[last : m.start()])
+        last = m.end()
+    return [*parts, text[last:]]
 
 
 _CLAUSE_END = re.compile(r"[,;，；]")

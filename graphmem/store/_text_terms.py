@@ -70,14 +70,30 @@ def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+def words(text: str) -> tuple[str, ...]:
+    """jieba's words of ``text`` (accurate mode, the HMM guessing unknown words), in order:
+    joined, they give ``text`` back. The rule extractor cuts Chinese objects on these
+    boundaries, so the index and the extractor see the same words."""
+    import rjieba
+
+    return tuple(rjieba.cut(text))
+
+
+def tagged(text: str) -> tuple[tuple[str, str], ...]:
+    """``words`` with jieba's part-of-speech tags (``t`` a time word, ``v`` a verb...)."""
+    import rjieba
+
+    return tuple(rjieba.tag(text))
+
+
 def _segment(run: str) -> list[str]:
     """Search-mode words, then the single characters of every word of two or more: a
     question's 猫 then finds 橘猫, and a word jieba cuts one way in the question and another
     in the memory (猫叫 / 橘猫，叫) still meets it character by character."""
     import rjieba
 
-    words = [w for w in rjieba.cut_for_search(run) if w.strip()]
-    return words + [ch for w in rjieba.cut(run) if len(w) > 1 for ch in w]
+    found = [w for w in rjieba.cut_for_search(run) if w.strip()]
+    return found + [ch for w in words(run) if len(w) > 1 for ch in w]
 
 
 def analyse(text: str) -> list[str]:
