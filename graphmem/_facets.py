@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -121,7 +121,7 @@ ZH_FACETS: tuple[Facet, ...] = (
 )
 
 
-@cache
+@lru_cache(maxsize=4096)
 def facets_of(question: str) -> tuple[Facet, ...]:
     """The facets a question names: Chinese ones when it has Han characters, else English."""
     table = ZH_FACETS if _HAN.search(question) else EN_FACETS
