@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graphmem._passages import SENTENCE_END
+
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -143,7 +145,6 @@ def synonyms(question: str) -> list[str]:
     return out
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 # a number, or a word written with a capital that does not open the sentence
 _VALUE = re.compile(r"\d|\b[A-Z][a-z]+")
 _ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
@@ -156,7 +157,7 @@ def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
     first-person sentences: "Update on the grant: the submission date moved to May 30" is
     the user's deadline too. A sentence naming the facet in passing ("the managers look
     at it on Mondays") states no version of it."""
-    for sentence in _SENTENCE.split(text):
+    for sentence in SENTENCE_END.split(text):
         if _ASKS.search(sentence):
             continue
         for f in facets:

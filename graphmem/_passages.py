@@ -53,7 +53,7 @@ _REQUEST = re.compile(
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff"
                    r"\uf900-\ufaff]+")
 # a sentence ends after . ! ? (then space) or 。！？ (Chinese needs no space), or at a line end
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|\n+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ def _sentences(text: str) -> list[Span]:
     """Spans of the sentences (and lines) of ``text``, whitespace between them left out."""
     out: list[Span] = []
     start = 0
-    for m in _SENTENCE_END.finditer(text):
+    for m in SENTENCE_END.finditer(text):
         if m.start() > start or m.end() > m.start():
             if text[start:m.start()].strip():
                 out.append(Span(start, m.start()))
