@@ -45,10 +45,10 @@ def _words(listed: str) -> tuple[str, ...]:
 
 def _en(name: str, words: str, values: str = "", extra: str = "") -> Facet:
     """An English facet: ``words`` and ``values`` separated by commas (phrases allowed),
-    each matched as whole words with a plural or verb ending; ``extra``, more ways a
-    question or message names it (a regex)."""
+    each matched as whole words with a plural or verb ending (after a doubled consonant
+    too: submitted); ``extra``, more ways a question or message names it (a regex)."""
     def alts(listed: tuple[str, ...]) -> list[str]:
-        return [r"\s+".join(re.escape(p) for p in w.split()) + r"(?:s|es|d|ed|ing)?"
+        return [r"\s+".join(re.escape(p) for p in w.split()) + r"(?:s|es|d|\w?ed|\w?ing)?"
                 for w in listed]
 
     ws, vs = _words(words), _words(values)

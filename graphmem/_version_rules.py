@@ -55,8 +55,10 @@ today tonight tomorrow yesterday week weekend month year day time
 now still new old just realli actual final also alway never ever thing lot bit much mani
 got get go went come came make made take took say said tell told know think want need
 like feel look one two first last next anoth again
+everi daili usual often sometim morn evening night
 今天 明天 昨天 今晚 晚上 早上 下午 上午 这周 上周 周末 今年 去年 明年 最近 现在 如今 目前
 以后 之后 已经 还是 一下 一直 终于 真的 其实 觉得 知道 时候 一个 一起 感觉 可以 开始
+每天 每周 每月 每年 每晚 每次 平时 经常 通常 周一 周二 周三 周四 周五 周六 周日 星期
 """.split())
 _NOT_NAMES = frozenset(("i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "tv"))
 
@@ -73,13 +75,13 @@ _CHANGE_EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing) (?:to|from|back)|relocat(?:ed|ing)|"
     r"instead of|no longer|not any ?more|any ?more|(?:given|gave) up|dropped|quit|left (?:my|the)|"
     r"start(?:ed|ing) (?:at|with|working)|joined|bump(?:ed)? (?:up|to)|bumped|swapped|"
-    r"took over|settled in|(?:my|our|the) new|new (?:job|manager|boss|"
+    r"took over|settled in|(?:my|our|the) new(?! year)|new (?:job|manager|boss|"
     r"lease|place|home|address|team|role|deadline|number|plan)|rais(?:ed|ing)|lower(?:ed|ing)|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|went (?:up|down|from)|goes (?:up|down|from)|"
     r"pushed (?:back|to|out)|postponed|rescheduled|moved up|replac(?:ed|ing)|"
     r"these days|nowadays|from now on|used to|anymore|correction)\b", re.I)
 _CHANGE_ZH = re.compile(
-    r"换成|换到|换了|改成|改到|改为|改了|推迟|延期|提前到|搬到|搬去|搬家|离职|跳槽|辞职|入职|"
+    r"换成|换到|换了|改成|改到|改为|改了|改(?:喝|吃|用|骑|坐|去|住|穿|听|看|玩|学|练|叫)|推迟|延期|提前到|搬到|搬去|搬家|离职|跳槽|辞职|入职|"
     r"开始在|不再|调去|调到|调走|不[\u4e00-\u9fff]{1,8}了|从[^，。,]{1,16}?(?:到|成|为)|变成|新(?:的)?"
     r"(?:领导|工作|公司|老板|合同|房子|地址|经理|上司)|涨|降到")
 # "from X to Y", "instead of X", 从X换成Y, 不喝X了: X is the value replaced.
@@ -157,6 +159,11 @@ def read(node_id: str, text: str, occurred: int, role: str | None = None) -> Sai
                 frozenset(names), frozenset(replaced), change, frozenset(never),
                 bool(_NEGATION.search(text)),
                 frozenset(t for v in names for t in analyse(v)))
+
+
+def says_change(text: str) -> bool:
+    """Whether a message says that something changed ("switched to", 改喝, "no longer")."""
+    return bool((_CHANGE_ZH if _HAS_CJK.search(text) else _CHANGE_EN).search(text))
 
 
 def read_sentences(node_id: str, text: str, occurred: int,

@@ -187,3 +187,36 @@ def test_a_value_said_in_passing_in_long_requests_is_linked_sentence_by_sentence
     again = _add(service, user, new_text.replace("1450", "1500"),
                  datetime(2025, 7, 2, tzinfo=UTC), "again")
     assert ("SUPERSEDES", again, old) not in _edges(service, user, [old, again])
+
+
+@pytest.mark.parametrize("newer, older", [
+    ("日语课改到每周三晚上了", "我的钢琴老师每周六上午来上课"),
+    ("My yoga class moved to every Wednesday evening now.",
+     "My piano teacher comes every Saturday morning."),
+    ("I switched my standup to every Tuesday morning.", "I go running every Saturday morning."),
+])
+def test_a_shared_word_of_frequency_or_time_of_day_is_not_a_shared_subject(
+        newer: str, older: str) -> None:
+    from graphmem._version_rules import judge, read
+
+    assert judge(read("new", newer, 2000), read("old", older, 1000), cosine=0.5) is None
+
+
+def test_a_change_told_just_after_a_window_gets_no_credit_for_it(service: MemoryService,
+                                                                 user: str) -> None:
+    """People tell of last year's events early in the new year (the window's grace), but a
+    change told then ("switched to green tea") says what holds after the window."""
+    ids = {ref: _add(service, user, text, when, ref) for text, when, ref in (
+        ("I have a black coffee every morning before work.",
+         datetime(2024, 11, 4, tzinfo=UTC), "inside"),
+        ("I switched to green tea in the mornings, coffee was wrecking my sleep.",
+         datetime(2025, 1, 7, tzinfo=UTC), "change"),
+        ("我最近改喝绿茶了，早上的咖啡太伤胃。", datetime(2025, 1, 8, tzinfo=UTC), "change-zh"),
+        ("We had coffee and cake at midnight at the New Year's Eve party.",
+         datetime(2025, 1, 2, tzinfo=UTC), "told-late"))}
+    res = service.recall(RecallIn(user_id=user, query="What did I drink in the mornings "
+                                  "last year?", reference_time=datetime(2025, 6, 1, tzinfo=UTC),
+                                  kinds=[MemoryKind.EPISODE], limit=10))
+    temporal = {i.id: i.scores.temporal for i in res.items}
+    assert temporal[ids["inside"]] > 0 and temporal[ids["told-late"]] > 0
+    assert temporal[ids["change"]] == 0 and temporal[ids["change-zh"]] == 0

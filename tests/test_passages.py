@@ -93,6 +93,11 @@ def test_statements_said_in_passing_are_passages_of_their_own() -> None:
     assert said == ["Unrelated, but after the reorg Lena Vogel took over as my manager.",
                     "We moved to Utrecht in May."]
     assert statements("I moved to Utrecht in May.") == []  # one sentence: its own vector
+    # a side note in brackets or a quote ends its sentence before the next one
+    noted = ("Please look over my email. (Side note: my manager, Priya Raman, reads it "
+             "first.) How would you phrase the delay?")
+    assert [noted[s.start:s.end] for s in statements(noted)] == [
+        "(Side note: my manager, Priya Raman, reads it first.)"]
     zh = "你能帮我写一封邮件吗？顺便说一下，我们上个月搬到了杭州。请写得正式一点。"
     assert [zh[s.start:s.end] for s in statements(zh)] == ["顺便说一下，我们上个月搬到了杭州。"]
     # a long episode's passages: its statements first, then its windows, no span twice

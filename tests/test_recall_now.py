@@ -116,6 +116,12 @@ def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> Non
     drink = facets_of("What do I drink in the morning?")
     assert on_facet("I swapped espresso for black coffee in the mornings.", drink)
     assert not on_facet("I swapped espresso for black coffee in the mornings.", ())
+    # a side note in brackets, then a question: the note is a sentence of its own
+    assert on_facet("Please check my email. (Side note: My manager, Priya Raman, will read "
+                    "it first.) How would you phrase the delay?", boss)
+    # the facet's word with a doubled consonant before its ending
+    assert on_facet("Our grant application has to be submitted by April 22.",
+                    facets_of("When is my grant submission due?"))
 
 
 def test_messages_on_the_asked_facet_come_newest_first(service: MemoryService,

@@ -12,6 +12,7 @@ from graphmem._abstractions import status_at as abstraction_status
 from graphmem._abstractions import visible as abstraction_visible
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._speakers import shown
+from graphmem._version_rules import says_change
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, from_ms, seen_under, to_ms
 from graphmem.recall.analysis import Asked
@@ -54,8 +55,11 @@ def _item(importance: ImportanceModel, kind: MemoryKind, row: Row, q: RecallIn, 
             start, end = to_ms(window.start) or 0, to_ms(window.end) or 0
             grace = min(end - start, int(t.window_grace_days * DAY_MS))
             inside = start <= occurred < end + max(0, grace)
-            scores.temporal = t.window_inside if inside else (
-                t.window_before if occurred < start else t.window_outside)
+            # told just after the window, a change ("switched to green tea") says what
+            # holds after it, not during it: neither credit nor penalty
+            late_change = inside and occurred >= end and says_change(row["content"])
+            scores.temporal = t.window_before if late_change else t.window_inside \
+                if inside else (t.window_before if occurred < start else t.window_outside)
         text = shown(row.get("speaker"), row["content"])
         return RecallItem(kind, row["id"], text, 0.0, scores,
                           occurred_at=from_ms(occurred))
