@@ -57,6 +57,11 @@ _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf
 SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))\s+|(?<=[。！？；])|\n+")
 
 
+def first_person(text: str) -> bool:
+    """Does ``text`` speak of the speaker themself (I, my, we, our, 我)?"""
+    return _FIRST_PERSON.search(text) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     start: int

@@ -167,3 +167,29 @@ def test_a_chinese_question_finds_the_message_in_other_words(service: MemoryServ
     off = service.recall(RecallIn(user_id=user, query="我现在归谁管？", limit=5,
                                   kinds=[MemoryKind.EPISODE]))
     assert not off.items or off.items[0].scores.fulltext in (None, 0.0)
+
+
+def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
+        service: MemoryService, user: str) -> None:
+    """"To whom do I report now?": the message saying who the user's boss is, in passing
+    inside a request about meals, goes up among questions that keep saying "report"."""
+    for day in range(6):  # the question's words, but no statement of the facet's value
+        _say(service, user, day, f"To whom do I report a failure of the nightly job, now "
+             f"that run {day} failed? And whom do I report the slow report step to?")
+    fact = _say(service, user, 20, "Can you help me plan meals for the week? Two adults, "
+                "dinners under 40 minutes. Unrelated, but Priya moved to another team and I "
+                "report to Hannah Kim now. We have a slow cooker and a small oven.")
+    later = T0 + timedelta(days=30)
+    # the lift alone: no other words of the facet searched, no newest-first order after it
+    tuning = replace(service._recaller.tuning, facet_words=False, facet_order=False,
+                     now_band=0.0)
+    service._recaller.tuning = replace(tuning, facet_lift=0.0)
+    off = _order(service, user, "To whom do I report now?", reference_time=later)
+    service._recaller.tuning = tuning
+    on = _order(service, user, "To whom do I report now?", reference_time=later)
+    assert on.index(fact) < off.index(fact)
+    # a question about someone else names the facet too, but is not about the user's own
+    third = _order(service, user, "Whom does Hannah Kim report to?", reference_time=later)
+    service._recaller.tuning = replace(tuning, facet_lift=0.0)
+    assert third == _order(service, user, "Whom does Hannah Kim report to?",
+                           reference_time=later)

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from graphmem._facets import facets_of
 from graphmem._lifecycle_score import ImportanceModel
-from graphmem._passages import snippet
+from graphmem._passages import first_person, snippet
 from graphmem._recall_versions import asks_before, resolve_versions
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, to_ms
@@ -17,7 +17,12 @@ from graphmem.recall.context import _context
 from graphmem.recall.explain import _abstraction_conflicts, _conflicts, _provenance
 from graphmem.recall.fuse import _fused, _rank, _rank_graph, _score
 from graphmem.recall.items import _item
-from graphmem.recall.order import _quota, newest_first_among_equals, newest_first_on_facet
+from graphmem.recall.order import (
+    _quota,
+    lift_on_facet,
+    newest_first_among_equals,
+    newest_first_on_facet,
+)
 from graphmem.recall.retrieve import _Candidates, _gather, _load, _without_hub_names
 from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
 from graphmem.recall_model import DEFAULT_TUNING, LABEL, RecallItem, RecallResult, RecallTuning
@@ -96,6 +101,9 @@ class Recaller:
                 break
             a.cand = min(a.cand * 4, MAX_FILTERED_DEPTH)
 
+        facets = facets_of(a.search)
+        if first_person(q.query):  # a personal fact of the user's ("my manager")
+            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth)
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
@@ -105,7 +113,7 @@ class Recaller:
             if MemoryKind.EPISODE in a.kinds and not q.include_history else []
         if about_now(q, a):
             if t.facet_order:
-                newest_first_on_facet(items, c.rows, facets_of(a.search), t.facet_depth)
+                newest_first_on_facet(items, c.rows, facets, t.facet_depth)
             if t.now_band > 0:
                 newest_first_among_equals(items, t.now_band, t.now_depth)
         chosen = _quota(items, q.limit, a.kinds)

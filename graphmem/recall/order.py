@@ -26,9 +26,27 @@ def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
     if not facets:
         return
     places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
-              and (rows.get(it.id) or {}).get("role") not in _NOT_USER
-              and on_facet(str((rows.get(it.id) or {}).get("content") or ""), facets)]
+              and _states(rows.get(it.id) or {}, facets)]
     _newest_first(items, places)
+
+
+def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[Facet, ...],
+                  lift: float, depth: int) -> None:
+    """Raise, in place, the scores of the episodes among the first ``depth`` items that
+    state something on a facet the question names, x (1 + ``lift``), and sort again: "To
+    whom do I report now?" - the message saying who the user's manager is, said in
+    passing inside a long request, above messages about a nightly report job."""
+    if not facets or lift <= 0:
+        return
+    for it in items[:depth]:
+        if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets):
+            it.score = round(it.score * (1 + lift), 6)
+    items.sort(key=lambda it: (-it.score, it.id))
+
+
+def _states(row: Row, facets: tuple[Facet, ...]) -> bool:
+    """Does the user's (not the assistant's) message in ``row`` state a facet's value?"""
+    return row.get("role") not in _NOT_USER and on_facet(str(row.get("content") or ""), facets)
 
 
 def _newest_first(items: list[RecallItem], places: list[int]) -> None:
