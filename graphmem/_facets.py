@@ -147,7 +147,16 @@ def synonyms(question: str) -> list[str]:
 
 # a number, or a word written with a capital that does not open the sentence
 _VALUE = re.compile(r"\d|\b[A-Z][a-z]+")
+# what opens a sentence before its first word: brackets, quotes, a lead-in ("Side note:",
+# "Some background in case it matters:")
+_OPENING = re.compile(r"^[\s(\[\"'“]*(?:[A-Za-z][\w ,']{0,40}:\s*)?[\s(\[\"'“]*")
 _ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
+
+
+def _opened(sentence: str) -> int:
+    """Where a sentence's first word starts, after its brackets and lead-in."""
+    m = _OPENING.match(sentence)
+    return m.end() if m else 0
 
 
 def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
@@ -162,7 +171,7 @@ def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
             continue
         for f in facets:
             if f.said.search(sentence) and (
-                    _HAN.search(sentence) or _VALUE.search(sentence, 1)
+                    _HAN.search(sentence) or _VALUE.search(sentence, _opened(sentence) + 1)
                     or (f.values and f.value.search(sentence))):
                 return True
     return False

@@ -91,7 +91,10 @@ _OLD_EN = re.compile(r"\bfrom\s+(.{1,40}?)\s+to\b|\binstead of\s+([^,.;!?]{1,40}
 _OLD_ZH = re.compile(r"从([^，。,]{1,16}?)(?:换成|换到|改成|改到|改为|变成|涨到|降到|搬到|到|成)|"
                      r"不(?:在|用|喝|吃|住|做|去)([^，。,]{1,12}?)(?:干)?了")
 # Never having done or used something.
-_NEVER_EN = re.compile(r"\b(?:never|haven't ever|have not ever|not once)\b[^.;!?]{0,40}", re.I)
+_NEVER_EN = re.compile(r"\b(?:never|haven't ever|have not ever|not once|no (?:real |practical |"
+                       r"hands-on )?experience (?:with|in))\b[^.;!?]{0,40}|"
+                       r"[\w.+#-]+ (?:is|are) (?:completely |totally |entirely )?new to me\b",
+                       re.I)
 _NEVER_ZH = re.compile(r"(?:从来没|从没|从未|没碰过|没用过|没有用过|完全没)[^，。,]{0,20}")
 #: sentences of one message the rules read
 MAX_SENTENCES = 24

@@ -220,3 +220,15 @@ def test_a_change_told_just_after_a_window_gets_no_credit_for_it(service: Memory
     temporal = {i.id: i.scores.temporal for i in res.items}
     assert temporal[ids["inside"]] > 0 and temporal[ids["told-late"]] > 0
     assert temporal[ids["change"]] == 0 and temporal[ids["change-zh"]] == 0
+
+
+@pytest.mark.parametrize("never", [
+    "Unrelated, but terraform is completely new to me, I've never written a line of it.",
+    "I have no practical experience with Terraform at all.",
+])
+def test_new_to_me_and_no_experience_contradict_having_done_it(never: str) -> None:
+    from graphmem._version_rules import judge, read
+
+    did = read("did", "(Side note: I set up Terraform for my home lab at my previous job.)", 1)
+    verdict = judge(read("never", never, 2), did)
+    assert verdict is not None and verdict.kind == "DISPUTED" and "terraform" in verdict.reason

@@ -119,6 +119,10 @@ def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> Non
     # a side note in brackets, then a question: the note is a sentence of its own
     assert on_facet("Please check my email. (Side note: My manager, Priya Raman, will read "
                     "it first.) How would you phrase the delay?", boss)
+    # a capital after a bracket or a lead-in opens the sentence: it is no name
+    assert not on_facet("(Side note: My manager wants this done before the meeting.)", boss)
+    assert not on_facet("Some background in case it matters: My manager wants it soon.", boss)
+    assert on_facet("Some background: I report to Aisha Okafor.", boss)
     # the facet's word with a doubled consonant before its ending
     assert on_facet("Our grant application has to be submitted by April 22.",
                     facets_of("When is my grant submission due?"))
