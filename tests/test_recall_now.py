@@ -102,6 +102,10 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert synonyms("Can you explain recursion?") == []
     assert [f.name for f in facets_of("Where do I live at the moment?")] == ["home"]
     assert facets_of("我现在在哪家公司上班？")[0].name == "employer"
+    # other words for the same facts: how much I save, where I live, my house's cost
+    assert [f.name for f in facets_of("我目前每月攒多少？")] == ["savings"]
+    assert [f.name for f in facets_of("我目前住哪儿？")] == ["home"]
+    assert "rent" in [f.name for f in facets_of("我现在住的房子一个月要花多少钱？")]
 
 
 def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:
