@@ -14,7 +14,8 @@ requests. Six changes per user, 40 messages over 120 days, sent through GraphQL
 Reported per language and recall variant: **update** (the new version in the top 10 and
 above the old one), **new@1** (the new version first) and **both in 10**; BM25 over the
 same messages beside them. Variants change one stage of the default recall
-(``RecallTuning``): ``-facet order``, ``-facet words``, ``-now band``, and all three off.
+(``RecallTuning``): ``-facet lift``, ``-facet order``, ``-facet words``, ``-now band``, and
+all four off.
 
     python bench/knowledge_updates.py
 """
@@ -187,10 +188,12 @@ DAYS = 120
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
+    "-facet lift": {"facet_lift": 0.0},
     "-facet order": {"facet_order": False},
     "-facet words": {"facet_words": False},
     "-now band": {"now_band": 0.0},
-    "-all three": {"facet_order": False, "facet_words": False, "now_band": 0.0},
+    "-all four": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
+                  "now_band": 0.0},
 }
 
 
