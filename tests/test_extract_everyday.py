@@ -96,6 +96,24 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("No more sugar for me.", {_u("likes", "sugar", True)}),
     ("I don't eat pork anymore.", {_u("likes", "pork", True)}),
     ("我已经不玩游戏了。", {_u("likes", "游戏", True)}),
+    # family and pets in other shapes
+    ("I'm married to a kind man called Tomas.", {_u("has_husband", "Tomas")}),
+    ("We have a tabby called Miso.", {_u("has_pet", "Miso")}),
+    ("我和老婆结婚三年了，她叫陈静。", {_u("has_wife", "陈静")}),
+    ("我有个双胞胎姐姐，叫王芳。", {_u("has_sister", "王芳")}),
+    # tools said as where things are kept, or what a team is on; a trade
+    ("I keep my notes in Obsidian and my tasks in TickTick.",
+     {_u("uses", "Obsidian"), _u("uses", "TickTick")}),
+    ("At the office we're on Slack.", {("project", "uses", "Slack", False)}),
+    ("I traded my Kindle for a Kobo.", {_u("uses", "Kindle", True), _u("uses", "Kobo")}),
+    ("Lately I'm on almond milk instead of regular milk.",
+     {_u("prefers", "milk", True), _u("prefers", "almond milk")}),
+    # tastes said as idioms, an allergy said as what one cannot eat
+    ("Friday pizza night is the highlight of my week.", {_u("likes", "Friday pizza night")}),
+    ("我对辣条根本没有抵抗力。", {_u("likes", "辣条")}),
+    ("下班后去游泳是我最享受的事。", {_u("likes", "下班后去游泳")}),
+    ("I can't eat anything with shellfish, my throat swells.",
+     {_u("allergic_to", "shellfish")}),
 ]
 
 
@@ -114,6 +132,9 @@ NOTHING = [
     "听说他对花生过敏。", "我儿子对牛奶过敏。", "我妈妈住在杭州。",
     # negated facts and wishes
     "I have no plans to move.", "我不想养狗。", "我对花生不过敏。",
+    # a hedged switch, a time that is no tool, a taste that is no allergy
+    "I might switch to Arch, not sure yet.", "I'm on Fridays this month.",
+    "I can't eat spicy food.", "他对甜食没有抵抗力。",
     # habits that are no tastes, things that are no pets, requests
     "I eat pasta a lot.", "I have a dog bed in the hallway.", "我要一杯咖啡。",
     # secrets

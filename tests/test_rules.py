@@ -472,10 +472,10 @@ def test_a_break_up_by_name_ends_whichever_partner_slot_holds_the_name() -> None
     got = keys("Maya and I broke up last month.")
     assert {p for _, p, o, stop in got if o == "Maya" and stop} == {
         "has_boyfriend", "has_girlfriend", "has_partner", "has_fiance", "has_wife",
-        "has_husband"}
+        "has_husband", "has_spouse"}
     assert {p for _, p, o, stop in keys("我和小李分手了。") if o == "小李" and stop} == {
         "has_boyfriend", "has_girlfriend", "has_partner", "has_fiance", "has_wife",
-        "has_husband"}
+        "has_husband", "has_spouse"}
 
 
 ROLE_VERBS = [

@@ -86,7 +86,7 @@ _DROPPED_I = frozenset(
     "been quit left just finally recently now currently still really also loving enjoying not"
     .split()
 )
-_MODALS = frozenset("would could should will can may must gonna".split())
+_MODALS = frozenset("would could should will can may might must gonna".split())
 _HYPOTHETICAL_LEAD = frozenset(
     "if unless whether suppose supposing imagine wish assuming pretend said says told claims "
     "thinks".split()
@@ -169,6 +169,13 @@ def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
 # A dot only ends it before a space ("Next.js" stays), and not after "St" / "Dr" / "Mt".
 _O = r"(?P<obj>(?:[^.;!?]|\.(?=\w)|(?<=\bSt)\.|(?<=\bDr)\.|(?<=\bMt)\.)+)"
 _NAME = r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
+# what one keeps in an app ("I keep my to-do list in Todoist and my calendar in ...")
+_KEPT = (r"(?:to-?do(?:\s+list)?s?|tasks|calendar|notes|journal|budget|finances|passwords|photos|"
+         r"files|documents|docs|bookmarks|recipes|reading\s+list|habits|workouts|runs)")
+# capitalised words that name a time, not a tool ("I am on Fridays", "in January")
+_NOT_TOOL = (r"(?:Mondays?|Tuesdays?|Wednesdays?|Thursdays?|Fridays?|Saturdays?|Sundays?|"
+             r"January|February|March|April|May|June|July|August|September|October|November|"
+             r"December|Christmas|Easter|Vacation|Holiday)\b")
 _LESSON_VERB = (
     r"(?:has\s+|have\s+|had\s+)?(?:failed|fails|fail|broke|break|breaks|crashed|crashes|errored(?:\s+out)?|"
     r"timed\s+out|kept\s+(?:failing|crashing|breaking)|keeps\s+(?:failing|crashing|breaking)|"
@@ -215,8 +222,11 @@ RULES: list[Rule] = [
           r"everything|it|all)\s+|(?:our|my|the)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+)?from\s+"
           r"(?P<obj>[^,.;!?]+?)\s+(?:over\s+)?(?:to|onto|into|for)\s+(?P<obj2>[^.;!?]+)"),
     _rule("switch", r"\breplaced\s+(?P<obj>[^,.;!?]+?)\s+with\s+(?P<obj2>[^.;!?]+)"),
-    _rule("switch", r"\b(?:ditched|dropped|abandoned)\s+(?P<obj>[^,.;!?]+?)\s+for\s+"
-          r"(?P<obj2>[^.;!?]+)"),
+    _rule("switch", r"\b(?:ditched|dropped|abandoned|traded|swapped|exchanged)\s+(?:(?:my|our)\s+)?"
+          r"(?P<obj>[^,.;!?]+?)\s+for\s+(?:(?:an?|the|some)\s+)?(?P<obj2>[^.;!?]+)"),
+    # "these days I am on oat milk instead of regular milk"
+    _rule("switch", r"\b(?:am|are)\s+(?:now\s+|mostly\s+)?(?:on|using|drinking|eating)\s+"
+          r"(?P<obj2>[^,.;!?]+?)\s+instead\s+of\s+(?P<obj>[^,.;!?]+)"),
     _rule("stop_works", r"\b(?:left|quit)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + _O,
           self_only=True),
     _rule("stop_works", r"\bleft\s+(?P<obj>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})",
@@ -226,6 +236,8 @@ RULES: list[Rule] = [
     _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav|"
           r"preferred|go-to)\s+(?P<dom>[\w ]{1,30}?)\s+(?:is|are|has\s+to\s+be)\s+" + _O,
           subject="self"),
+    _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+(?:is|are)\s+(?:the|a)\s+"
+          r"highlight\s+of\s+(?P<who>my|our)\s+(?:day|week|weekend|month|year)\b", subject="self"),
     _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+is\s+(?P<who>my|our)\s+"
           r"(?:all-time\s+)?(?:favorite|favourite|fav|go-to|preferred)(?:\s+(?P<dom>[\w ]{1,30}))?",
           subject="self"),
@@ -279,6 +291,12 @@ RULES: list[Rule] = [
           r"relied\s+on|code\s+in|coding\s+in|"
           r"write\s+in|writing\s+in|program\s+in|programming\s+in|develop\s+in|developing\s+in|"
           r"build\s+with|building\s+with)\s+" + _O),
+    # "at work we are on Microsoft Teams", "I keep my to-do list in Todoist": a name
+    _rule("use", r"\b(?:am|are)\s+(?:all\s+)?on\s+(?!" + _NOT_TOOL + r")" + _NAME),
+    _rule("use", r"\b(?:keep|track|manage|plan|do)\s+(?:all\s+)?(?:my|our)\s+" + _KEPT + r"\s+in\s+"
+          r"(?!" + _NOT_TOOL + r")" + _NAME),
+    _rule("use", r"\band\s+(?P<who>my|our)\s+" + _KEPT + r"\s+in\s+(?!" + _NOT_TOOL + r")" + _NAME,
+          subject="self"),
     _rule("use", r"\b(?:run|runs|running|am\s+on|daily[- ]drive|work\s+with|working\s+with|drink|"
           r"drinks|drinking)\s+" + _O, lexicon_only=True),
 ]

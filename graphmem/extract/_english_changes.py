@@ -144,7 +144,7 @@ _ENDED = (r"(?:have\s+|had\s+|just\s+|finally\s+|recently\s+|officially\s+)*(?:b
           r"broken\s+up|split\s+up|called\s+it\s+quits|got\s+divorced|(?:split|separated|"
           r"divorced)(?=\s*(?:[.,;!]|$|\s+(?:last|in|this|after|a\s+(?:few|couple)|recently|"
           r"earlier|two|three|for\s+good))))")
-PARTNER_KINS = ("boyfriend", "girlfriend", "partner", "fiance", "wife", "husband")
+PARTNER_KINS = ("boyfriend", "girlfriend", "partner", "fiance", "wife", "husband", "spouse")
 _SPLIT_RULES = [
     re.compile(rf"\b(?:(?P<name>{_NAME})|my\s+(?P<kin>{_KIN_PARTNER}))\s+and\s+I\s+{_ENDED}",
                re.I),

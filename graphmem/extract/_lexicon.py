@@ -190,6 +190,15 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "milk tea": ("奶茶",),
         "matcha": ("抹茶",),
         "latte": ("拿铁",),
+        # English only: a Chinese drink stays as said (我改喝豆浆了 -> 豆浆)
+        "espresso": (),
+        "black coffee": (),
+        "hot chocolate": ("cocoa",),
+        "milk": ("regular milk", "cow's milk"),
+        "oat milk": (),
+        "soy milk": ("soymilk",),
+        "almond milk": (),
+        "juice": (),
     },
 }
 

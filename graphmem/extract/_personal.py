@@ -1,14 +1,17 @@
-"""Personal facts of the rule extractor, English and Chinese: allergies, family, pets, lessons.
+"""Personal facts of the rule extractor, English and Chinese: allergies, family, pets, lessons,
+tastes said as idioms.
 
-These are said in fixed shapes ("I'm allergic to X", "my wife Maria", "I have a dog named
-Biscuit", "lesson learned: X", 我对X过敏, 我养了一只猫，叫豆豆, 我的教训是X) and always about the
+These are said in fixed shapes ("I'm allergic to X", "I can't eat anything with X", "my wife
+Maria", "I'm married to a guy named X", "We have a dog named Biscuit", "lesson learned: X",
+我对X过敏, 我养了一只猫，叫豆豆, 我和老公结婚五年了，他叫X, 我的教训是X, 我对X没有抵抗力) and always about the
 speaker, so they are matched before the general patterns and claim their span: in
 我养了一只猫，叫豆豆 the 叫豆豆 names the cat, not the speaker. Each finder returns
 ``(start, end, hits)`` like the language modules' own matches.
 
 Hit conventions: ``allergy`` (obj: the allergen), ``family`` (obj: the name, or the kin
 word when no name is said; obj2: the kin relation in English, "sister"), ``pet`` (obj: the
-name, or the species; obj2: the species), ``learned`` (obj: the lesson as said).
+name, or the species; obj2: the species), ``learned`` (obj: the lesson as said), ``like``
+(obj: the thing liked).
 """
 
 from __future__ import annotations
@@ -74,18 +77,27 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+have\s+(?:an?\s+)?(?:(?:severe|mild|bad|serious)\s+)?(?:allergy|allergies)\s+"
         r"to\s+(?P<obj>[^.;!?,]+)", re.I)),
+    ("allergy", re.compile(  # "I can't eat anything with gluten"
+        r"\bI\s+(?:cannot|can\s+not)\s+(?:eat|have|drink|tolerate|digest)\s+(?:anything\s+"
+        r"(?:with|containing|made\s+with)|any)\s+(?P<obj>[a-z][\w -]{1,20}?)(?=\s*(?:[,.;!?]|$))",
+        re.I)),
     ("pet", re.compile(
-        rf"\bI\s+(?:have|own|got|adopted|rescued|just\s+got|just\s+adopted|recently\s+adopted)\s+"
+        rf"\b(?:I|we)\s+(?:have|own|got|adopted|rescued|just\s+got|just\s+adopted|"
+        rf"recently\s+adopted)\s+"
         rf"(?:{_COUNT})?(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
         re.I)),
     ("family", re.compile(
-        rf"\bI\s+have\s+(?:{_COUNT})?{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
+        rf"\b(?:I|we)\s+have\s+(?:{_COUNT})?{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
         re.I)),
     ("family", re.compile(  # named only: "my sister lives in Paris" is the sister's fact
         rf"\bmy\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b(?:\s*,?\s+(?P<names>{_NAME_EN})\b"
         rf"(?=\s*(?:,|is|was|has|and|just|lives|works|loves|likes|who|\.|$)))?", re.I)),
+    ("married", re.compile(  # "I am married to a wonderful guy named Daniel"
+        rf"\bI\s+am\s+(?:happily\s+|now\s+)?married\s+to\s+(?:(?:an?|the|this)\s+)?"
+        rf"(?:(?:[a-z]+\s+){{0,2}}?(?P<who>guy|man|woman|lady|girl|person|husband|wife)\s*,?\s*"
+        rf"(?:named|called)?\s*)?(?P<names>{_NAME_EN})\b", re.I)),
     ("learned", re.compile(
         r"^\s*(?:lesson\s+learned|note\s+to\s+self|(?:the|my|one)\s+lesson\s+(?:here\s+|i\s+"
         r"learned\s+)?(?:is|was)|takeaway|(?:my\s+)?rule\s+of\s+thumb)\s*(?:[:,-]|is|was)?\s*"
@@ -146,6 +158,11 @@ def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
     if kind == "habit":
         return _habit(m, zh=False)
     names = _names(gd.get("names") or gd.get("list"))
+    if kind == "married":
+        who = (gd.get("who") or "").lower()
+        kin = "husband" if who in ("guy", "man", "husband") else \
+            "wife" if who in ("woman", "lady", "girl", "wife") else "spouse"
+        return [Hit("family", "self", n, kin) for n in names]
     if kind == "pet":
         species = re.sub(r"s$", "", gd["species"].lower()) if not gd["species"].lower().endswith(
             ("ss", "us")) else gd["species"].lower()
@@ -156,7 +173,7 @@ def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
     kin = _KIN_EN.get(kin_word) or _KIN_EN.get(kin_word.rstrip("s"), "relative")
     if names:
         return [Hit("family", "self", n, kin) for n in names]
-    if not m.group(0).lower().startswith("i "):
+    if not m.group(0).lower().startswith(("i ", "we ")):
         return []  # "my sister lives in Paris" is about the sister
     return [Hit("family", "self", kin, kin, confidence=0.8)]
 
@@ -185,8 +202,9 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("pet", re.compile(
         rf"我(?:家|们家)?(?:现在|目前|去年|之前|最近|刚)?(?:养了|养着|养|有|领养了|收养了|捡了|"
         rf"买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
-    ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个)?(?P<kin>{_KIN_ZH_RE})")),
-    ("family", re.compile(rf"我(?:的)?(?P<kin>{_KIN_ZH_RE})(?!们)")),
+    ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个|个|位)?"
+                          rf"(?:双胞胎|亲|同父异母的|同母异父的)?(?P<kin>{_KIN_ZH_RE})")),
+    ("family", re.compile(rf"我(?:的|和|跟)?(?P<kin>{_KIN_ZH_RE})(?!们)")),
     ("learned", re.compile(
         r"(?:我的|这次的|一个)?教训(?:是|就是|[：:])[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(
@@ -199,6 +217,11 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
         rf"(?P<obj>{_ACTIVITY_ZH})"
         rf"(?![\u4e00-\u9fff]*(?:吗|呢|？|\?))")),
     ("learned", re.compile(r"经验告诉我[：:，,]?\s*(?P<obj>[^。！!？?]+)")),
+    # tastes said as idioms: 我对榴莲完全没有抵抗力, 周末宅在家看剧是我最享受的事
+    ("like", re.compile(r"我对(?P<obj>[\u4e00-\u9fffA-Za-z]{1,8}?)(?:完全|根本|一点|真的|实在)?"
+                        r"(?:都|也)?没(?:有)?(?:什么|一点)?抵抗力")),
+    ("like", re.compile(r"(?:^|(?<=[，,。；]))(?P<obj>[\u4e00-\u9fffA-Za-z]{2,12}?)是我"
+                        r"(?:最|特别|非常)(?:享受|喜欢|爱|期待)的(?:事|事情|时光|时刻|活动)")),
 ]
 _ALLERGY_ZH = re.compile(r"过敏")
 _ALLERGY_LEAD = re.compile(
@@ -276,6 +299,10 @@ def find_zh(text: str) -> Found:
                 continue
             if kind == "habit":
                 found.append((m.start(), m.end(), _habit(m, zh=True)))
+                taken.append((m.start(), m.end()))
+                continue
+            if kind == "like":
+                found.append((m.start(), m.end(), [Hit("like", "self", m.group("obj"))]))
                 taken.append((m.start(), m.end()))
                 continue
             rest = text[m.end() :]
