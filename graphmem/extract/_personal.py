@@ -3,8 +3,8 @@ tastes said as idioms.
 
 These are said in fixed shapes ("I'm allergic to X", "I can't eat anything with X", "my wife
 Maria", "I'm married to a guy named X", "We have a dog named Biscuit", "lesson learned: X",
-我对X过敏, 我养了一只猫，叫豆豆, 我和老公结婚五年了，他叫X, 我的教训是X, 我对X没有抵抗力) and always about the
-speaker, so they are matched before the general patterns and claim their span: in
+我对X过敏, 我养了一只猫，叫豆豆, 我和老公结婚五年了，他叫X, 我的教训是X, 我对X没有抵抗力) and
+always about the speaker, so they are matched before the general patterns and claim their span: in
 我养了一只猫，叫豆豆 the 叫豆豆 names the cat, not the speaker. Each finder returns
 ``(start, end, hits)`` like the language modules' own matches.
 
