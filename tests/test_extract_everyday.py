@@ -114,6 +114,11 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("下班后去游泳是我最享受的事。", {_u("likes", "下班后去游泳")}),
     ("I can't eat anything with shellfish, my throat swells.",
      {_u("allergic_to", "shellfish")}),
+    # a home said with its kind of place, a move said "down to"; a pet gone by its name
+    ("I live in a small flat in Leeds.", {_u("lives_in", "Leeds")}),
+    ("We moved down to Exeter in June.", {_u("lives_in", "Exeter")}),
+    ("Biscuit died last night, we are heartbroken.", {_u("has_pet", "Biscuit", True)}),
+    ("豆豆上周送给邻居养了。", {_u("has_pet", "豆豆", True)}),
 ]
 
 
@@ -135,6 +140,8 @@ NOTHING = [
     # a hedged switch, a time that is no tool, a taste that is no allergy
     "I might switch to Arch, not sure yet.", "I'm on Fridays this month.",
     "I can't eat spicy food.", "他对甜食没有抵抗力。",
+    # a relative gone is no pet gone
+    "Grandma passed away in May.",
     # habits that are no tastes, things that are no pets, requests
     "I eat pasta a lot.", "I have a dog bed in the hallway.", "我要一杯咖啡。",
     # secrets

@@ -87,6 +87,11 @@ _PET_GONE_ZH = [
                rf"(?:去世|死|病死|老死|走丢|跑丢|丢|送人|走)了(?=[，,。！!；;]|$)"),
     re.compile(rf"把(?:我的|我家的?|我们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
                rf"(?:送人|送走|送给[^，,。！？；;!?]{{1,6}})了"),
+    # the pet's name alone, opening the sentence (雪球上个月送给朋友养了); a stop of a pet
+    # no one stored changes nothing
+    re.compile(rf"^(?P<species>(?!))?(?P<name>[\u4e00-\u9fff]{{2,3}}?)(?:{TIME_WORD_ZH}|已经|"
+               rf"前几天|昨天|上周|上个月|不幸|因病)*(?:去世|死|病死|老死|走丢|跑丢|送人|送走|"
+               rf"送给[^，,。！？；;!?]{{1,6}}养|被[^，,。！？；;!?]{{1,6}}领养)了"),
 ]
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,3}$")
 # Who one "breaks up with" by name; a colleague or a friend is no partner said by name.

@@ -258,8 +258,12 @@ RULES: list[Rule] = [
     _rule("works", r"\b(?:started\s+(?:working\s+)?at|got\s+(?:a\s+job|hired)\s+(?:at|by)|"
           r"am\s+employed\s+(?:at|by)|joined)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)", self_only=True),
     _rule("lives", r"\b(?:live|lives|living|lived|reside|resides|residing|based|located|"
-          r"settled)\s+in\s+" + _O, self_only=True),
+          r"settled)\s+in\s+(?:(?:an?|the|our|my)\s+(?:(?:small|tiny|big|little|shared|new|"
+          r"rented)\s+)?(?:flat|house|apartment|studio|place|condo|cottage)\s+in\s+)?" + _O,
+          self_only=True),
     _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
+    # "moved down to Bristol", not "moved down to the basement": a name only
+    _rule("move", r"\b(?:moved|relocated)\s+(?:down|up|out)\s+to\s+" + _NAME),
     _rule("now_use", r"\b(?:switched|switching|switch|migrated|migrating|changed|transitioned|"
           r"jumped)\s+(?:over\s+)?to\s+" + _O),
     _rule("now_use", r"\b(?:went\s+with|settled\s+on|opted\s+for|chose|picked)\s+" + _O,

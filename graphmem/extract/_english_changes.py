@@ -161,6 +161,11 @@ _PET_GONE = [
     re.compile(rf"\b(?:we|I)\s+(?:had\s+to\s+|have\s+)?(?:put|rehomed|re-homed)\s+(?:(?:our|my)"
                rf"\s+(?:old\s+)?(?P<species>{SPECIES_EN})\s*,?\s*)?(?P<name>{_NAME})?\s*,?\s*"
                rf"(?:down\b)?", re.I),
+    # the pet's name alone, opening the sentence ("Nibbles died last week"): it ends a
+    # stored pet of that name, and nothing when none is stored (a stop of nothing)
+    re.compile(rf"^\s*(?P<species>(?!))?(?P<name>{_NAME})\s+(?:has\s+|had\s+|just\s+|"
+               rf"sadly\s+)*(?:died|passed\s+away|was\s+put\s+down|had\s+to\s+be\s+put\s+"
+               rf"down|was\s+rehomed|ran\s+away|went\s+missing)\b"),
 ]
 
 
@@ -182,8 +187,8 @@ def find_endings(text: str) -> Found:
             put = re.search(r"\bput\b", m.group(0), re.I)
             if n == 1 and put and not m.group(0).lower().rstrip(" ,").endswith("down"):
                 continue  # "we put our dog in the car"
-            if not (species or name):
-                continue
+            if not (species or name) or (name and name.lower() in KIN_EN):
+                continue  # "Grandma passed away": no pet
             obj = name or re.sub(r"s$", "", species.lower())
             found.append((m.start(), m.end(), [Hit("pet_gone", "self", obj)]))
     return found
