@@ -17,7 +17,8 @@ same messages beside them. Variants change one stage of the default recall
 (``RecallTuning``): ``-facet lift``, ``-facet order``, ``-facet words``, ``-now band``, and
 all four off.
 
-    python bench/knowledge_updates.py
+    python bench/knowledge_updates.py                 # test: the facts reported
+    python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
 """
 
 from __future__ import annotations
@@ -142,6 +143,97 @@ ZH: list[tuple[str, str, str]] = [
      "我的婚礼现在定在哪天？"),
 ]
 
+# A dev split written after the test lists above (and after reading their results), for
+# choosing knobs: other facts, the same shapes. The test lists are only reported.
+EN_DEV: list[tuple[str, str, str]] = [
+    ("My yoga class is on Monday mornings at the studio on Elm Street.",
+     "The studio moved my yoga class to Friday mornings.", "When is my yoga class now?"),
+    ("I'm saving up for a trip to Portugal next spring.",
+     "We changed plans, the savings are going toward a trip to Japan instead.",
+     "What trip am I saving for now?"),
+    ("My go-to coffee order is a flat white.",
+     "I've switched my usual order to an oat cortado.",
+     "What is my usual coffee order these days?"),
+    ("I'm using a Dell XPS 13 for work.",
+     "Work gave me a new laptop, a ThinkPad X1 Carbon.",
+     "What laptop do I use for work now?"),
+    ("My sister Anna lives in Denver.",
+     "Anna just moved from Denver to Seattle for her new job.",
+     "Where does my sister Anna live now?"),
+    ("Our book club meets at Laura's place every month.",
+     "The book club now meets at the library cafe instead of Laura's.",
+     "Where does my book club meet now?"),
+    ("My internet provider is Comcast, 60 dollars a month.",
+     "I switched internet to a local fiber company, Sonic, 50 dollars a month.",
+     "Who is my internet provider now?"),
+    ("I've got 3 houseplants on the windowsill.",
+     "The plant collection has grown, I'm up to 11 houseplants.",
+     "How many houseplants do I have now?"),
+    ("My dentist is Dr. Okafor on Main Street.",
+     "I changed dentists, I go to Dr. Lindqvist now.", "Who is my dentist now?"),
+    ("My running shoes are Nike Pegasus.",
+     "I replaced the Pegasus with a pair of Hoka Cliftons.",
+     "Which running shoes do I use now?"),
+    ("My son's piano lessons are 30 minutes long.",
+     "His teacher extended the piano lessons to 45 minutes.",
+     "How long are my son's piano lessons now?"),
+    ("I commute by bus, the 42 line.",
+     "I've started cycling to work instead of taking the 42 bus.",
+     "How do I get to work now?"),
+    ("My savings account pays 1.5 percent interest.",
+     "The bank raised my savings rate to 3.2 percent.",
+     "What interest rate does my savings account pay now?"),
+    ("Our team standup is at 9:30.",
+     "Standup got moved to 10:15 because of the new hires in another time zone.",
+     "What time is my team's standup now?"),
+    ("I'm on the night shift at the hospital.",
+     "I finally got moved to day shifts at the hospital.", "Which shift do I work now?"),
+    ("My password manager is LastPass.",
+     "After the breach I moved everything from LastPass to Bitwarden.",
+     "Which password manager do I use now?"),
+    ("My cat Luna eats a dry food called Purina One.",
+     "The vet put Luna on a prescription food, Royal Canin Renal.",
+     "What food does my cat Luna eat now?"),
+    ("I have 12 days of vacation left this year.",
+     "After the Lisbon trip I'm down to 4 vacation days.",
+     "How many vacation days do I have left now?"),
+    ("I'm captain of the office quiz team.",
+     "I handed the quiz team captaincy over to Priya.",
+     "Who captains my office quiz team now?"),
+    ("My favourite restaurant is Luigi's on 5th.",
+     "Since it opened, my favourite restaurant is the Thai place, Baan Suan.",
+     "What is my favourite restaurant now?"),
+    ("The kids' swimming lessons are at the YMCA.",
+     "We moved the kids' swimming lessons to the Aquatic Centre.",
+     "Where are the kids' swimming lessons now?"),
+    ("My rent is due on the 1st of the month.",
+     "The new lease moved my rent due date to the 15th.", "When is my rent due now?"),
+    ("My marathon goal is to finish under 4 hours.",
+     "After the injury my marathon goal is just to finish under 4:30.",
+     "What is my marathon goal now?"),
+    ("I back up my photos to Google Photos.",
+     "I stopped using Google Photos and back everything up to iCloud.",
+     "Where do I back up my photos now?"),
+]
+ZH_DEV: list[tuple[str, str, str]] = [
+    ("我的瑜伽课在每周一早上。", "瑜伽馆把我的课调到每周五早上了。", "我的瑜伽课现在是什么时候？"),
+    ("我平时喝拿铁。", "我现在改喝美式了，拿铁太腻。", "我现在平时喝什么咖啡？"),
+    ("我工作用的电脑是戴尔XPS。", "公司给我换了一台ThinkPad X1。", "我现在工作用什么电脑？"),
+    ("我姐姐住在成都。", "姐姐换了工作，从成都搬到了深圳。", "我姐姐现在住在哪里？"),
+    ("我家宽带是电信的，每月100元。", "宽带换成了移动的，每月只要60元。",
+     "我家宽带现在每月多少钱？"),
+    ("我阳台上养了3盆花。", "阳台上的花越来越多，现在有11盆了。", "我现在养了几盆花？"),
+    ("我每天坐地铁2号线上班。", "我现在改骑电动车上班了，不坐地铁了。", "我现在怎么上班？"),
+    ("我们组的站会在早上9点半。", "站会改到10点15了，照顾新来的同事。", "我们组的站会现在几点？"),
+    ("我用的密码管理器是LastPass。", "出了泄露的事以后我全部迁到了Bitwarden。",
+     "我现在用什么密码管理器？"),
+    ("我今年还剩12天年假。", "去了趟里斯本，现在年假只剩4天了。", "我现在还剩几天年假？"),
+    ("孩子的游泳课在青少年宫上。", "孩子的游泳课换到体育中心上了。", "孩子现在在哪里上游泳课？"),
+    ("我的照片都备份在百度网盘。", "我不用百度网盘了，照片都备份到iCloud。",
+     "我的照片现在备份在哪里？"),
+]
+SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV)}
+
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
     "Could you draft a polite email declining a meeting invitation next week?",
@@ -212,16 +304,18 @@ class Case:
     new: str
 
 
-def build(lang: str, seed: int) -> tuple[dict[str, list[Message]], list[Case]]:
+def build(lang: str, seed: int, split: str = "test"
+          ) -> tuple[dict[str, list[Message]], list[Case]]:
     """Users' histories: six changes each, the old version in the first third, the new in
     the last, filler requests around them."""
     rng = random.Random(seed)
-    facts, filler, wraps = (EN, FILLER_EN, WRAP_EN) if lang == "en" else (ZH, FILLER_ZH,
+    en, zh = SPLITS[split]
+    facts, filler, wraps = (en, FILLER_EN, WRAP_EN) if lang == "en" else (zh, FILLER_ZH,
                                                                           WRAP_ZH)
     users: dict[str, list[Message]] = {}
     cases: list[Case] = []
     for u in range(len(facts) // PER_USER):
-        user = f"ku-{lang}-{u}"
+        user = f"ku-{split}-{lang}-{u}"
         mine = facts[u * PER_USER:(u + 1) * PER_USER]
         slots = list(range(MESSAGES))
         olds = rng.sample(slots[: MESSAGES // 3], PER_USER)
@@ -254,15 +348,25 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
-    p.add_argument("--json", type=Path, default=RESULTS / "knowledge_updates.json")
+    p.add_argument("--split", choices=sorted(SPLITS), default="test",
+                   help="test: the facts reported (default); dev: other facts, for tuning")
+    p.add_argument("--json", type=Path, default=None,
+                   help="default bench/results/knowledge_updates.json (test) or "
+                        "knowledge_updates_dev.json (dev)")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="list the changes the default recall gets wrong")
     args = p.parse_args(argv)
+    out = args.json or RESULTS / ("knowledge_updates.json" if args.split == "test"
+                                  else "knowledge_updates_dev.json")
 
     from graphmem.bootstrap import build_service
     from graphmem.settings import Settings
 
     report = header("knowledge-updates")
-    report["config"] = {"seed": args.seed, "per_user": PER_USER, "messages": MESSAGES,
-                        "days": DAYS, "cases": {"en": len(EN), "zh": len(ZH)}}
+    en, zh = SPLITS[args.split]
+    report["config"] = {"seed": args.seed, "split": args.split, "per_user": PER_USER,
+                        "messages": MESSAGES, "days": DAYS,
+                        "cases": {"en": len(en), "zh": len(zh)}}
     results: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         service = build_service(Settings(data_dir=Path(tmp)))
@@ -271,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             base = service._recaller.tuning
             for lang in ("en", "zh"):
-                users, cases = build(lang, args.seed)
+                users, cases = build(lang, args.seed, args.split)
                 for user, msgs in users.items():
                     gql(ADD, {"inputs": [{"userId": user, "content": m.content, "role": "user",
                                           "occurredAt": m.at.isoformat(), "sourceRef": m.id,
@@ -288,6 +392,11 @@ def main(argv: list[str] | None = None) -> int:
                             "userId": case.user, "query": case.question, "limit": 40,
                             "referenceTime": reference[case.user]}})["recall"]["items"]
                         rows.append(score(refs_of(items), case))
+                        if args.verbose and name == "default" and not rows[-1]["update"]:
+                            ranked = refs_of(items)[:10]
+                            log(f"  miss: {case.question} new@"
+                                f"{ranked.index(case.new) if case.new in ranked else None} "
+                                f"old@{ranked.index(case.old) if case.old in ranked else None}")
                     results.setdefault(lang, {})[name] = mean(rows)
                 service._recaller.tuning = base
                 bm = []
@@ -305,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     rows_out = [[lang, name, *r.values()] for lang, by in results.items()
                 for name, r in by.items()]
     print(table(head, rows_out))
-    write_json(args.json, report)
+    write_json(out, report)
     return 0
 
 
