@@ -14,8 +14,8 @@ requests. Six changes per user, 40 messages over 120 days, sent through GraphQL
 Reported per language and recall variant: **update** (the new version in the top 10 and
 above the old one), **new@1** (the new version first) and **both in 10**; BM25 over the
 same messages beside them. Variants change one stage of the default recall
-(``RecallTuning``): ``-facet lift``, ``-facet order``, ``-facet words``, ``-now band``, and
-all four off.
+(``RecallTuning``): ``-facet lift``, ``-newer versions``, ``-facet order``, ``-facet words``,
+``-now band``, and all five off.
 
     python bench/knowledge_updates.py                 # test: the facts reported
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
@@ -281,11 +281,12 @@ START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "-facet lift": {"facet_lift": 0.0},
+    "-newer versions": {"version_depth": 0},
     "-facet order": {"facet_order": False},
     "-facet words": {"facet_words": False},
     "-now band": {"now_band": 0.0},
-    "-all four": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
-                  "now_band": 0.0},
+    "-all five": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
+                  "now_band": 0.0, "version_depth": 0},
 }
 
 

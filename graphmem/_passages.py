@@ -52,9 +52,10 @@ _REQUEST = re.compile(
 
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff"
                    r"\uf900-\ufaff]+")
-# a sentence ends after . ! ? (then space; a closing bracket or quote may follow them) or
-# 。！？ (Chinese needs no space), or at a line end
-SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][)\]\"'”’]))\s+|(?<=[。！？；])|\n+")
+# a sentence ends after . ! ? (then space; a closing bracket or quote may follow them; not
+# after Dr. Mr. Ms. Mrs. St. Prof.) or 。！？ (Chinese needs no space), or at a line end
+SENTENCE_END = re.compile(r"(?:(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!Mrs\.)"
+                          r"(?<!Prof\.)|(?<=[.!?][)\]\"'”’]))\s+|(?<=[。！？；])|\n+")
 
 
 def first_person(text: str) -> bool:

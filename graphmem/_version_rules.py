@@ -79,7 +79,8 @@ _CHANGE_EN = re.compile(
     r"lease|place|home|address|team|role|deadline|number|plan)|rais(?:ed|ing)|lower(?:ed|ing)|"
     r"increas(?:ed|ing)|decreas(?:ed|ing)|went (?:up|down|from)|goes (?:up|down|from)|"
     r"pushed (?:back|to|out)|postponed|rescheduled|moved up|replac(?:ed|ing)|"
-    r"these days|nowadays|from now on|used to|anymore|correction)\b", re.I)
+    r"these days|nowadays|from now on|used to|anymore|correction|extended|shortened|"
+    r"(?:down|up) to|handed (?:\w+ ){0,4}over|from \S+(?: \S+){0,3} to)\b", re.I)
 _CHANGE_ZH = re.compile(
     r"换成|换到|换了|改成|改到|改为|改了|改(?:喝|吃|用|骑|坐|去|住|穿|听|看|玩|学|练|叫)|推迟|延期|提前到|搬到|搬去|搬家|离职|跳槽|辞职|入职|"
     r"开始在|不再|调去|调到|调走|不[\u4e00-\u9fff]{1,8}了|从[^，。,]{1,16}?(?:到|成|为)|变成|新(?:的)?"
@@ -167,6 +168,65 @@ def read(node_id: str, text: str, occurred: int, role: str | None = None) -> Sai
 def says_change(text: str) -> bool:
     """Whether a message says that something changed ("switched to", 改喝, "no longer")."""
     return bool((_CHANGE_ZH if _HAS_CJK.search(text) else _CHANGE_EN).search(text))
+
+
+_NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
+# a change with where it went ("switched to", "moved X to", 换成, 改喝): it gives a new value
+_CHANGE_TO = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"
+    r"lower(?:ed|ing)|push(?:ed)?|replac(?:ed|ing)|extended|shortened|handed|down|up)\s+"
+    r"(?:[\w'-]+\s+){0,4}?(?:to|into|for|with|over)\s+\w|\binstead of\b|换成|换到|改成|改到|改为|"
+    r"改[喝吃用骑坐去住穿听看玩学练]|搬到|调到|变成|涨到|降到|转投|迁到", re.I)
+
+
+_HAN_RUN = re.compile(f"[{_CJK}]+")
+
+
+def topic_terms(text: str) -> set[str]:
+    """The analysed terms of ``text`` that can say what it is about: not words of time and
+    talk, not numbers, not single Chinese characters; and the pairs of Han characters next
+    to each other, for words the segmenter does not know (站会)."""
+    terms = {t for t in analyse(text) if t not in _GENERIC and not t.isdigit()
+             and not (len(t) == 1 and _HAS_CJK.match(t))}
+    for run in _HAN_RUN.findall(text):
+        terms.update(p for p in (run[i:i + 2] for i in range(len(run) - 1))
+                     if p not in _GENERIC)
+    return terms
+
+
+# how a message opens a side remark ("(Side note:", "Some background in case it matters:",
+# "Unrelated, but", 补充一点背景：): no part of what it says
+_OPENER = re.compile(
+    r"(?i)^[\s(\[\"'\u201c\uff08]*(?:[A-Za-z][\w ,']{0,40}?:|(?:by the way|anyway|also|unrelated|"
+    r"btw|fyi|oh|so|well|besides|incidentally|for context|for the record|just so you know|"
+    r"side note|quick update|update)\s*,(?:\s*but\b)?|"
+    r"(?:补充一点背景|补充一下背景|顺便说一句|顺便说一下|题外话|另外|先说点别的|背景|对了)[：:，,]?)\s*")
+#: two gists sharing this share of their terms say the same thing again, not a new version
+REPEAT_SHARE = 0.75
+
+
+def restates(newer: str, older: str, asked: set[str]) -> bool:
+    """Does ``newer`` (said later) give a new version of what ``older`` says, as far as a
+    question about now with the terms ``asked`` is concerned? Both were found for the
+    question, so less is needed than for a stored link (``judge``): the newer one says a
+    change or "now" and gives a new value or where the change went ("switched to", 改喝),
+    the two share a term, and either that term is not one of the
+    question's ("the book club now meets at the library instead of Laura's" after "at
+    Laura's place") or the newer one says a value the older one does not ("宽带换成了移动的，
+    每月60元" after "每月100元", "I handed the captaincy over to Priya")."""
+    newer, older = _OPENER.sub("", newer, count=1), _OPENER.sub("", older, count=1)
+    if not (says_change(newer) or _NOW.search(newer)):
+        return False
+    new_terms, old_terms = topic_terms(newer), topic_terms(older)
+    shared = new_terms & old_terms
+    if not shared or len(shared) >= REPEAT_SHARE * len(new_terms | old_terms):
+        return False
+    new_value = bool(read("n", newer, 1).values - read("o", older, 0).values)
+    # a change with no new value and nowhere it went ("my routine has been a mess since
+    # the clocks changed") gives no version of anything
+    if not (new_value or _CHANGE_TO.search(newer)):
+        return False
+    return bool(shared - asked) or new_value
 
 
 def read_sentences(node_id: str, text: str, occurred: int,

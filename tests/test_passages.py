@@ -98,6 +98,10 @@ def test_statements_said_in_passing_are_passages_of_their_own() -> None:
              "first.) How would you phrase the delay?")
     assert [noted[s.start:s.end] for s in statements(noted)] == [
         "(Side note: my manager, Priya Raman, reads it first.)"]
+    # a title's dot ends no sentence
+    doctor = "Please book a check-up. My dentist is Dr. Okafor on Main Street. Thanks!"
+    assert [doctor[s.start:s.end] for s in statements(doctor)] == [
+        "My dentist is Dr. Okafor on Main Street."]
     zh = "你能帮我写一封邮件吗？顺便说一下，我们上个月搬到了杭州。请写得正式一点。"
     assert [zh[s.start:s.end] for s in statements(zh)] == ["顺便说一下，我们上个月搬到了杭州。"]
     # a long episode's passages: its statements first, then its windows, no span twice

@@ -143,7 +143,7 @@ def test_messages_on_the_asked_facet_come_newest_first(service: MemoryService,
                "another team and my new boss is Marco Rossi.)")
     later = T0 + timedelta(days=100)
     question = "To whom do I report now?"
-    tuning = service._recaller.tuning
+    tuning = replace(service._recaller.tuning, version_depth=0)  # facet order alone
     service._recaller.tuning = replace(tuning, now_band=0.0, facet_order=False)
     off = _order(service, user, question, reference_time=later)
     assert off.index(old) < off.index(new)  # by score, the old message leads
@@ -201,3 +201,57 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     service._recaller.tuning = replace(tuning, facet_lift=0.0)
     assert third == _order(service, user, "Whom does Hannah Kim report to?",
                            reference_time=later)
+
+
+@pytest.mark.parametrize(("older", "newer", "question", "expected"), [
+    ("My running shoes are Nike Pegasus.",
+     "I replaced the Pegasus with a pair of Hoka Cliftons.",
+     "Which running shoes do I use now?", True),
+    ("Our book club meets at Laura's place every month.",
+     "The book club now meets at the library cafe instead of Laura's.",
+     "Where does my book club meet now?", True),
+    ("我们组的站会在早上9点半。", "站会改到10点15了，照顾新来的同事。",
+     "我们组的站会现在几点？", True),
+    ("我阳台上养了3盆花。", "阳台上的花越来越多，现在有11盆了。", "我现在养了几盆花？", True),
+    # a change with no new value and nowhere it went
+    ("Lately it's matcha first thing in the morning for my routine.",
+     "My morning routine has been a mess since the clocks changed.",
+     "What's my usual morning beverage now?", False),
+    # the same thing said again, behind another opener
+    ("I spent the weekend tweaking my editor theme instead of coding.",
+     "Unrelated, but I spent the weekend tweaking my editor theme instead of coding.",
+     "Which editor do I use now?", False),
+    # two facts sharing only their openers
+    ("By the way, I changed dentists, I go to Dr. Lindqvist now.",
+     "By the way, I switched internet to a local fiber company, Sonic.",
+     "Who is my dentist now?", False),
+])
+def test_a_later_message_restates_an_earlier_one_for_a_question_about_now(
+        older: str, newer: str, question: str, expected: bool) -> None:
+    from graphmem._version_rules import restates, topic_terms
+
+    assert restates(newer, older, topic_terms(question)) is expected
+
+
+def test_newer_versions_come_first_without_a_stored_link(service: MemoryService,
+                                                         user: str) -> None:
+    old = _say(service, user, 0, "Some context: my running shoes are Nike Pegasus, "
+               "and they still feel great on long runs. Can you suggest a 10K plan?")
+    _say(service, user, 10, "What is a good stretching routine after a run?")
+    new = _say(service, user, 60, "(Unrelated: I replaced the Pegasus with a pair of Hoka "
+               "Cliftons.) How should I store winter clothes?")
+    assert service.store.episode_versions(user, [old, new]) == []  # no link stored
+    later = T0 + timedelta(days=70)
+    question = "Which running shoes do I use now?"
+    tuning = replace(service._recaller.tuning, facet_order=False, now_band=0.0)
+    service._recaller.tuning = replace(tuning, version_depth=0)
+    off = _order(service, user, question, reference_time=later)
+    service._recaller.tuning = tuning
+    on = _order(service, user, question, reference_time=later)
+    assert off.index(old) < off.index(new)
+    assert on.index(new) < on.index(old)
+    assert set(on) == set(off)
+    # a question about the past keeps the order by score
+    past = _order(service, user, "Which running shoes did I use in January 2024?",
+                  reference_time=later)
+    assert past.index(old) < past.index(new)

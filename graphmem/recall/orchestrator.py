@@ -20,6 +20,7 @@ from graphmem.recall.items import _item
 from graphmem.recall.order import (
     _quota,
     lift_on_facet,
+    newer_versions_first,
     newest_first_among_equals,
     newest_first_on_facet,
 )
@@ -116,6 +117,8 @@ class Recaller:
                 newest_first_on_facet(items, c.rows, facets, t.facet_depth)
             if t.now_band > 0:
                 newest_first_among_equals(items, t.now_band, t.now_depth)
+            if t.version_depth > 0:
+                newer_versions_first(items, c.rows, q.query, t.version_depth)
         chosen = _quota(items, q.limit, a.kinds)
 
         _provenance(self.store, q.user_id, chosen, c.rows)

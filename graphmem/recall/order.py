@@ -6,13 +6,19 @@ then per-kind quotas. (Episode versions, which come before these, are
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 
 from graphmem._facets import Facet, on_facet
+from graphmem._passages import SENTENCE_END
+from graphmem._version_rules import restates, topic_terms
 from graphmem.model import MemoryKind, to_ms
 from graphmem.recall.fuse import _NOT_USER
 from graphmem.recall_model import RecallItem
 from graphmem.store.base import Row
+
+# a sentence asking something (it states no version of anything)
+_ASKING = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
@@ -47,6 +53,51 @@ def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[F
 def _states(row: Row, facets: tuple[Facet, ...]) -> bool:
     """Does the user's (not the assistant's) message in ``row`` state a facet's value?"""
     return row.get("role") not in _NOT_USER and on_facet(str(row.get("content") or ""), facets)
+
+
+def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question: str,
+                         depth: int) -> None:
+    """Reorder, in place, the episodes among the first ``depth`` items of which a later one
+    gives a new version of what an earlier one says (``_version_rules.restates``, read on
+    the part of each that answers the question): newest first, in their places. "Which
+    running shoes do I use now?": "I replaced the Pegasus with a pair of Hoka Cliftons"
+    goes above "My running shoes are Nike Pegasus", which matches the question's words
+    better; no link was stored between them."""
+    asked = topic_terms(question)
+    found = [(n, it, _gist(it, rows.get(it.id) or {}, asked))
+             for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
+             and (rows.get(it.id) or {}).get("role") not in _NOT_USER]
+    links: dict[int, set[int]] = defaultdict(set)
+    for n, a, text_a in found:
+        for m, b, text_b in found:
+            at_a, at_b = to_ms(a.occurred_at) or 0, to_ms(b.occurred_at) or 0
+            if at_b > at_a and text_a and text_b and restates(text_b, text_a, asked):
+                links[n].add(m)
+                links[m].add(n)
+    seen: set[int] = set()
+    for start in sorted(links):  # each group of versions in its own places
+        if start in seen:
+            continue
+        group, todo = {start}, [start]
+        while todo:
+            for nxt in links[todo.pop()] - group:
+                group.add(nxt)
+                todo.append(nxt)
+        seen |= group
+        _newest_first(items, sorted(group))
+
+
+def _gist(item: RecallItem, row: Row, asked: set[str]) -> str:
+    """The part of an episode that answers the question: the passage that matched, else
+    its (at most two) statement sentences sharing the most terms with the question (the
+    first two when none shares one: it was found by meaning)."""
+    if item.passage:
+        return item.passage
+    said = [s for s in SENTENCE_END.split(str(row.get("content") or "")) if s.strip()
+            and not _ASKING.search(s)]
+    ranked = sorted(range(len(said)), key=lambda i: -len(topic_terms(said[i]) & asked))
+    best = [i for i in ranked[:2] if topic_terms(said[i]) & asked] or ranked[:2]
+    return " ".join(said[i] for i in sorted(best))
 
 
 def _newest_first(items: list[RecallItem], places: list[int]) -> None:
