@@ -232,3 +232,12 @@ def test_new_to_me_and_no_experience_contradict_having_done_it(never: str) -> No
     did = read("did", "(Side note: I set up Terraform for my home lab at my previous job.)", 1)
     verdict = judge(read("never", never, 2), did)
     assert verdict is not None and verdict.kind == "DISPUTED" and "terraform" in verdict.reason
+
+
+@pytest.mark.parametrize("text", ["We drove from Lyon to Paris on Sunday.",
+                                  "Up to 8 people came to the talk.",
+                                  "The meeting runs from 9 to 5."])
+def test_a_span_or_a_bound_says_no_change_for_a_stored_link(text: str) -> None:
+    from graphmem._version_rules import read, says_change
+
+    assert not says_change(text) and not read("x", text, 1).change
