@@ -154,6 +154,11 @@ _OPENING = re.compile(r"^[\s(\[\"'“]*(?:[A-Za-z][\w ,']{0,40}:\s*)?[\s(\[\"'�
 _ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
 
 
+def asks(sentence: str) -> bool:
+    """Is ``sentence`` a question (it states no value of anything)?"""
+    return _ASKS.search(sentence) is not None
+
+
 def _opened(sentence: str) -> int:
     """Where a sentence's first word starts, after its brackets and lead-in."""
     m = _OPENING.match(sentence)
@@ -168,7 +173,7 @@ def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
     the user's deadline too. A sentence naming the facet in passing ("the managers look
     at it on Mondays") states no version of it."""
     for sentence in SENTENCE_END.split(text):
-        if _ASKS.search(sentence):
+        if asks(sentence):
             continue
         for f in facets:
             if f.said.search(sentence) and (

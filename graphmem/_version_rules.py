@@ -208,26 +208,44 @@ _OPENER = re.compile(
 REPEAT_SHARE = 0.75
 
 
-def restates(newer: str, older: str, asked: set[str]) -> bool:
+@dataclass(frozen=True, slots=True)
+class Gist:
+    """What ``restates`` reads of the part of a message that answers a question, read once
+    per message (not once per pair): its topic terms and values, whether it says a change
+    or "now" at all, and whether it says where the change went."""
+
+    terms: frozenset[str]
+    values: frozenset[str]
+    changes: bool  # says a change or "now"
+    goes_to: bool  # says where the change went ("switched to", 改喝)
+
+
+def gist(text: str) -> Gist:
+    """``text`` read for ``restates``, its opener ("Side note:", "By the way,") left out."""
+    text = _OPENER.sub("", text, count=1)
+    goes_to = _CHANGE_TO.search(text) is not None
+    return Gist(frozenset(topic_terms(text)), read("gist", text, 0).values,
+                goes_to or says_change(text) or _NOW.search(text) is not None, goes_to)
+
+
+def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
     """Does ``newer`` (said later) give a new version of what ``older`` says, as far as a
     question about now with the terms ``asked`` is concerned? Both were found for the
     question, so less is needed than for a stored link (``judge``): the newer one says a
     change or "now" and gives a new value or where the change went ("switched to", 改喝),
-    the two share a term, and either that term is not one of the
-    question's ("the book club now meets at the library instead of Laura's" after "at
-    Laura's place") or the newer one says a value the older one does not ("宽带换成了移动的，
-    每月60元" after "每月100元", "I handed the captaincy over to Priya")."""
-    newer, older = _OPENER.sub("", newer, count=1), _OPENER.sub("", older, count=1)
-    if not (says_change(newer) or _NOW.search(newer) or _CHANGE_TO.search(newer)):
+    the two share a term, and either that term is not one of the question's ("the book
+    club now meets at the library instead of Laura's" after "at Laura's place") or the
+    newer one says a value the older one does not ("宽带换成了移动的，每月60元" after
+    "每月100元", "I handed the captaincy over to Priya")."""
+    if not newer.changes:
         return False
-    new_terms, old_terms = topic_terms(newer), topic_terms(older)
-    shared = new_terms & old_terms
-    if not shared or len(shared) >= REPEAT_SHARE * len(new_terms | old_terms):
+    shared = newer.terms & older.terms
+    if not shared or len(shared) >= REPEAT_SHARE * len(newer.terms | older.terms):
         return False
-    new_value = bool(read("n", newer, 1).values - read("o", older, 0).values)
+    new_value = bool(newer.values - older.values)
     # a change with no new value and nowhere it went ("my routine has been a mess since
     # the clocks changed") gives no version of anything
-    if not (new_value or _CHANGE_TO.search(newer)):
+    if not (new_value or newer.goes_to):
         return False
     return bool(shared - asked) or new_value
 

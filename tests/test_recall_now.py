@@ -228,9 +228,9 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
 ])
 def test_a_later_message_restates_an_earlier_one_for_a_question_about_now(
         older: str, newer: str, question: str, expected: bool) -> None:
-    from graphmem._version_rules import restates, topic_terms
+    from graphmem._version_rules import gist, restates, topic_terms
 
-    assert restates(newer, older, topic_terms(question)) is expected
+    assert restates(gist(newer), gist(older), topic_terms(question)) is expected
 
 
 def test_newer_versions_come_first_without_a_stored_link(service: MemoryService,

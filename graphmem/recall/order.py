@@ -6,19 +6,15 @@ then per-kind quotas. (Episode versions, which come before these, are
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 
-from graphmem._facets import Facet, on_facet
+from graphmem._facets import Facet, asks, on_facet
 from graphmem._passages import SENTENCE_END
-from graphmem._version_rules import restates, topic_terms
+from graphmem._version_rules import gist, restates, topic_terms
 from graphmem.model import MemoryKind, to_ms
 from graphmem.recall.fuse import _NOT_USER
 from graphmem.recall_model import RecallItem
 from graphmem.store.base import Row
-
-# a sentence asking something (it states no version of anything)
-_ASKING = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
@@ -64,14 +60,14 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
     goes above "My running shoes are Nike Pegasus", which matches the question's words
     better; no link was stored between them."""
     asked = topic_terms(question)
-    found = [(n, it, _gist(it, rows.get(it.id) or {}, asked))
+    found = [(n, to_ms(it.occurred_at) or 0, gist(text))
              for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
-             and (rows.get(it.id) or {}).get("role") not in _NOT_USER]
+             and (rows.get(it.id) or {}).get("role") not in _NOT_USER
+             and (text := _answering(it, rows.get(it.id) or {}, asked))]
     links: dict[int, set[int]] = defaultdict(set)
-    for n, a, text_a in found:
-        for m, b, text_b in found:
-            at_a, at_b = to_ms(a.occurred_at) or 0, to_ms(b.occurred_at) or 0
-            if at_b > at_a and text_a and text_b and restates(text_b, text_a, asked):
+    for n, at_a, a in found:
+        for m, at_b, b in found:
+            if at_b > at_a and restates(b, a, asked):
                 links[n].add(m)
                 links[m].add(n)
     seen: set[int] = set()
@@ -87,16 +83,17 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
         _newest_first(items, sorted(group))
 
 
-def _gist(item: RecallItem, row: Row, asked: set[str]) -> str:
+def _answering(item: RecallItem, row: Row, asked: set[str]) -> str:
     """The part of an episode that answers the question: the passage that matched, else
     its (at most two) statement sentences sharing the most terms with the question (the
     first two when none shares one: it was found by meaning)."""
     if item.passage:
         return item.passage
     said = [s for s in SENTENCE_END.split(str(row.get("content") or "")) if s.strip()
-            and not _ASKING.search(s)]
-    ranked = sorted(range(len(said)), key=lambda i: -len(topic_terms(said[i]) & asked))
-    best = [i for i in ranked[:2] if topic_terms(said[i]) & asked] or ranked[:2]
+            and not asks(s)]
+    overlap = [len(topic_terms(s) & asked) for s in said]
+    ranked = sorted(range(len(said)), key=lambda i: -overlap[i])
+    best = [i for i in ranked[:2] if overlap[i]] or ranked[:2]
     return " ".join(said[i] for i in sorted(best))
 
 
