@@ -187,7 +187,7 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
-SPLITS = ("dev", "test", "fresh")
+SPLITS = ("dev", "test", "fresh", "fresh2")
 
 
 def _split_doc(name: str) -> dict[str, Any]:
