@@ -24,6 +24,7 @@ from graphmem._guard_fields import guard_relations
 from graphmem._opposites import with_opposites
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
+from graphmem._stop_names import current_objects, ending_target
 from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -317,10 +318,17 @@ class MemoryService:
                         skipped[p.id] += 1  # gated: too uncertain to keep as a memory
                         continue
                     msg = p.messages[min(max(rel.message_index, 0), len(p.messages) - 1)]
+                    exclusive = rel.exclusive or self._is_exclusive(rel.predicate, None)
+                    obj = rel.object
+                    if rel.stop and not exclusive:  # "ditched Word" ends "Microsoft Word"
+                        subj = entities.resolve(plan, rel.subject,
+                                                types.get(rel.subject, "thing"),
+                                                aliases.get(rel.subject))
+                        obj = self._named_ending(plan, normalize(subj.name), rel.predicate,
+                                                 obj, statements) or obj
                     st = self._statement(
                         plan, entities, subject=rel.subject, predicate=rel.predicate,
-                        obj=rel.object, category=rel.category,
-                        exclusive=rel.exclusive or self._is_exclusive(rel.predicate, None),
+                        obj=obj, category=rel.category, exclusive=exclusive,
                         valid_from=_storable(rel.valid_from) or msg.occurred_at
                         or p.occurred_at,
                         valid_until=None, confidence=rel.confidence,
@@ -425,6 +433,16 @@ class MemoryService:
         if threshold is None:
             threshold = entity_similarity(self.embedder)
         return EntityResolver(self.store, self.embedder, threshold)
+
+    def _named_ending(self, plan: WritePlan, subject_key: str, predicate: str, stopped: str,
+                      batch: list[Statement]) -> str | None:
+        """The current fact a stop names in other words (``graphmem._stop_names``): stored,
+        or said earlier in this batch."""
+        pred = normalize(predicate)
+        said = [st.object for st in batch if not st.claim.stop and st.subject_key == subject_key
+                and normalize(st.predicate) == pred]
+        stored = current_objects(self.store, plan.user_id, subject_key, predicate, plan.at)
+        return ending_target(stopped, [*stored, *said])
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:

@@ -119,6 +119,18 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("We moved down to Exeter in June.", {_u("lives_in", "Exeter")}),
     ("Biscuit died last night, we are heartbroken.", {_u("has_pet", "Biscuit", True)}),
     ("豆豆上周送给邻居养了。", {_u("has_pet", "豆豆", True)}),
+    # a taste said as a routine; an ending with its degree adverb and a clause after it
+    ("I drink three cups of green tea a day.", {_u("prefers", "green tea")}),
+    ("I watch anime pretty much every night.", {_u("likes", "anime")}),
+    ("I've dropped Trello completely and write everything in Notion now.",
+     {_u("likes", "Trello", True), _u("uses", "Trello", True), _u("prefers", "Notion"),
+      _u("uses", "Notion")}),
+    # what a device runs; Chinese apps of one slot; habits and idioms of taste
+    ("My laptop runs Debian now.", {_u("uses", "Debian"), _u("prefers", "Debian")}),
+    ("我平时用夸克网盘传文件。", {_u("uses", "夸克网盘")}),
+    ("我习惯用QQ音乐。", {_u("uses", "QQ音乐")}),
+    ("我不喝可乐。", {_u("dislikes", "可乐")}),
+    ("我现在无肉不欢。", {_u("likes", "肉")}),
 ]
 
 
@@ -144,6 +156,9 @@ NOTHING = [
     "Grandma passed away in May.",
     # habits that are no tastes, things that are no pets, requests
     "I eat pasta a lot.", "I have a dog bed in the hallway.", "我要一杯咖啡。",
+    # routines that are no tastes: negated, hypothetical, someone else's; a device's state
+    "I don't eat sweets every day.", "I would eat sushi every day if I could.",
+    "My dad plays golf every weekend.", "My laptop runs hot.", "他不吃香菜。",
     # secrets
     "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
     "我的支付宝密码是883921。",

@@ -214,6 +214,14 @@ RULES: list[Rule] = [
           r"cannot\s+run\s+without)\s+" + _O, subject="group"),
     *CHANGE_RULES,
     *EARLY_RULES,
+    # a habit said as a routine: "I drink two cans of Coke a day", "I play chess every night"
+    _rule("like", r"\b(?:eat|drink|play|watch|listen\s+to)\s+(?:(?:a|one|two|three|four|five|"
+          r"\d+|a\s+couple\s+of|a\s+few)\s+(?:cans?|cups?|glass(?:es)?|bottles?|pints?|mugs?|"
+          r"pieces?|slices?|bowls?|plates?|shots?|rounds?|games?|episodes?|hours?)\s+of\s+)?"
+          r"(?P<obj>[\w' -]{2,40}?)\s+(?:pretty\s+much\s+|almost\s+|nearly\s+)?(?:every\s+"
+          r"(?:single\s+)?(?:day|morning|evening|night|weekend)|daily|each\s+(?:day|night|morning)|"
+          r"a\s+day|a\s+night|most\s+(?:days|nights|mornings|evenings))\b",
+          confidence=0.75, self_only=True, extra={"check": "routine"}),
     _rule("like", r"\b(?:eat|eats|eating|drink|drinks|drinking|play|plays|playing)\s+" + _O,
           extra={"check": "stop"}),
     # changes
@@ -470,6 +478,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             return [], 0
         out = [Hit("name", subject, name, confidence=conf)]
         return out + _tail_hits("name", subject, text[m.end() :], conf), m.end()
+    if rule.extra.get("check") == "routine" and kind != "like":
+        return [], 0  # "I don't drink coffee every day" says no taste either way
     if rule.extra.get("check") == "stop" and not kind.startswith("stop_"):
         return [], 0  # "I eat tofu" is no taste; "I don't eat tofu anymore" ends one
     # "coffee, only tea now": the part after "only" is the new value (only_now), not a list item

@@ -54,6 +54,10 @@ CHANGE_RULES: list[Rule] = [
     _rule("use", r"\b(?P<who>my|our)\s+(?:main\s+|current\s+|daily\s+|primary\s+|default\s+|"
           r"usual\s+)?" + _EDITORISH + r"\s+(?:of\s+choice\s+)?(?:is|=)\s+(?:now\s+)?" + _O,
           subject="self", extra={"check": "named"}),
+    # what a device runs is in use: "my laptop runs Fedora now" (a known name only)
+    _rule("use", r"\b(?P<who>my|our)\s+(?:new\s+|old\s+|work\s+|home\s+)?(?:laptop|computer|pc|"
+          r"desktop|machine|server|phone|mac|macbook)\s+(?:now\s+)?(?:runs|is\s+running|is\s+on|"
+          r"has)\s+(?:now\s+)?" + _O, subject="self", lexicon_only=True),
     # people move house, "we" included: "we packed up and moved down to Bristol"
     _rule("relocate", r"\b(?:moved|move|moving)\s+(?:house\s+)?(?:down|up|out|away|home|"
           r"across(?:\s+the\s+country)?|north|south|east|west|abroad)\s+to\s+" + _O),

@@ -22,7 +22,8 @@ _PRONOUN_LIKE = frozenset(
 )
 _FILLER = frozenset(
     """too anymore really lol haha now though honestly again either also just very much more
-    most best better well anyway yet still all tbh imo imho btw ngl""".split()
+    most best better well anyway yet still all tbh imo imho btw ngl entirely completely
+    altogether totally fully""".split()
 )
 _DETERMINER = re.compile(r"^(?:the|a|an|my|our|some|any|both|either|using|to use)\s+", re.I)
 _NP_STOP = frozenset(
@@ -30,7 +31,15 @@ _NP_STOP = frozenset(
     at from after before while if until every with for though although whereas unless except
     via by like during about of now anymore nowadays lately recently more most better best
     daily mostly honestly really either anyway yet again haha lol last next this yesterday
-    today tomorrow ago where whose also too tbh imo imho btw ngl""".split()
+    today tomorrow ago where whose also too tbh imo imho btw ngl entirely completely altogether
+    totally fully""".split()
+)
+# After "and" / "or" these start a new clause, not a list item: "I ditched Word and write
+# everything in Docs now".
+_CLAUSE_VERBS = frozenset(
+    """write wrote use used go went do did make made read run ran work worked keep kept put
+    switch switched start started move moved get got take took drink drank eat ate play
+    played watch watched listen listened buy bought sold never always""".split()
 )
 _NP_STOP_PHRASES = re.compile(
     r"^(?:these days|a lot|so much|very much|as well|any more|any longer|all the time|every day|"
@@ -104,7 +113,9 @@ def noun_phrase(raw: str) -> tuple[str, int]:
         rest = raw[tok.start() :]
         if word in (",", "and", "or", "&", "+", "plus"):
             nxt = raw[tok.end() :].lstrip()
-            if end == 0 or _PRONOUN_START.match(nxt) or not nxt:
+            first = nxt.split(maxsplit=1)[0].lower() if nxt else ""
+            if end == 0 or _PRONOUN_START.match(nxt) or not nxt or (
+                    word in ("and", "or") and first in _CLAUSE_VERBS):
                 break
             i += 1
             continue

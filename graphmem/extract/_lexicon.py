@@ -144,7 +144,7 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Pixel": ("Google Pixel", "Pixel phone"),
         "Samsung Galaxy": ("Galaxy", "Samsung phone", "三星手机"),
         "OnePlus": (),
-        "Android phone": ("安卓手机",),
+        "Android phone": ("安卓手机", "Android", "安卓"),
     },
     "browser": {
         "Chrome": ("Google Chrome", "谷歌浏览器"),
@@ -172,6 +172,27 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Notion": (),
         "Evernote": ("印象笔记",),
         "Logseq": (),
+    },
+    # one streaming service is the usual case: a new one replaces the old
+    "music_app": {
+        "Spotify": (),
+        "Apple Music": (),
+        "YouTube Music": (),
+        "Amazon Music": (),
+        "Tidal": (),
+        "Deezer": (),
+        "QQ音乐": ("QQ Music",),
+        "网易云音乐": ("NetEase Cloud Music", "网易云"),
+        "酷狗音乐": ("Kugou Music", "酷狗"),
+    },
+    "cloud_storage": {
+        "Dropbox": (),
+        "Google Drive": (),
+        "OneDrive": ("Microsoft OneDrive",),
+        "iCloud Drive": ("iCloud",),
+        "百度网盘": ("Baidu Netdisk", "百度云盘"),
+        "阿里云盘": ("Aliyun Drive",),
+        "夸克网盘": ("Quark Drive",),
     },
     "programming_paradigm": {
         "functional programming": ("FP", "函数式编程", "函数式"),

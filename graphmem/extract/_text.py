@@ -202,6 +202,7 @@ def split_at_words(regex: re.Pattern[str], text: str,
 
 
 _CLAUSE_END = re.compile(r"[,;，；]")
+_NOW = re.compile(r"现在|如今|目前|\b(?:now|nowadays|these\s+days)\b", re.I)
 
 
 def attach_when(text: str, found: list[tuple[int, int, list[Hit]]], hedged: bool) -> list[Hit]:
@@ -216,6 +217,11 @@ def attach_when(text: str, found: list[tuple[int, int, list[Hit]]], hedged: bool
         prev = max((e for s, e, _ in found if e <= start), default=0)
         m = _CLAUSE_END.search(text, end)
         segment = text[prev : m.start() if m else len(text)]
+        own = text[max((b.end() for b in _CLAUSE_END.finditer(text, prev, start)), default=prev)
+                   : m.start() if m else len(text)]
+        if own != segment and _NOW.search(own):
+            # "在四川待了两年，我现在无辣不欢": the stay's two years are not the taste's
+            segment = own
         for h in hits:
             conf = min(h.confidence, 0.65) if hedged else h.confidence
             out.append(replace(h, when_text=segment, confidence=conf))

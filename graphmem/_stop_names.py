@@ -1,0 +1,58 @@
+"""An ending said with a shorter or longer name than the fact it ends.
+
+"I do all my writing in Microsoft Word" and later "I've ditched Word": the stop claim names
+"Word", the current fact "Microsoft Word". Without help the stop lands in a slot of its own
+and the old fact stays current. Before a non-exclusive stop is written, the user's current
+facts with the same subject and predicate are read; when exactly one of them names the
+stopped thing in other words — one name's words are a run of the other's ("Word" in
+"Microsoft Word"), or for Chinese one name is inside the other (综艺 in 综艺节目) — the stop
+is aimed at that fact. Two or more such facts ("Coke Zero" and "Diet Coke") leave the stop
+as it was said: guessing between them would end the wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from graphmem.model import normalize
+from graphmem.relations import page_query
+from graphmem.store.base import Store
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_CURRENT_LIMIT = 200  # facts of one subject and predicate read per stop
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Whether two different normalised names plausibly name one thing."""
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    if _HAN.search(short):
+        return len(short) >= 2 and short in long_
+    words, longer = short.split(), long_.split()
+    if not words or len(short) < 3:
+        return False
+    n = len(words)
+    return any(longer[i:i + n] == words for i in range(len(longer) - n + 1))
+
+
+def ending_target(stopped: str, current: Iterable[str]) -> str | None:
+    """The one current object ``stopped`` names in other words, or None (already the same
+    name, no such object, or more than one)."""
+    key = normalize(stopped)
+    names = {normalize(c): c for c in current}
+    if not key or key in names:
+        return None
+    hits = [text for norm, text in names.items() if same_thing(key, norm)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def current_objects(store: Store, user_id: str, subject_key: str, predicate: str,
+                    now_ms: int) -> list[str]:
+    """The objects of the user's facts with this subject and predicate, valid now."""
+    query = page_query(as_of=None, known_at=None, now=now_ms, history=False,
+                       newest_first=None, after=None, limit=_CURRENT_LIMIT)
+    rows = store.relations(user_id, subject=subject_key, predicate=normalize(predicate),
+                           obj=None, page=query)
+    return [str(r.get("object") or "") for r in rows]
