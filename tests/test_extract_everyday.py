@@ -131,6 +131,17 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("我习惯用QQ音乐。", {_u("uses", "QQ音乐")}),
     ("我不喝可乐。", {_u("dislikes", "可乐")}),
     ("我现在无肉不欢。", {_u("likes", "肉")}),
+    # an employer ended "no longer at"; an app one learns on; a move of one's things
+    ("I'm no longer with Accenture; I'm at Capgemini now.",
+     {_u("works_at", "Accenture", True), _u("works_at", "Capgemini")}),
+    ("I'm studying French on Babbel.", {_u("learning", "French"), _u("uses", "Babbel")}),
+    ("I migrated my passwords out of LastPass into Bitwarden.",
+     {_u("uses", "LastPass", True), _u("uses", "Bitwarden")}),
+    ("I'm learning guitar with Tom.", {_u("learning", "guitar")}),  # Tom is no tool
+    ("I landed a new job as a nurse at St Mary's.",
+     {_u("works_at", "St Mary's"), _u("has_role", "nurse")}),
+    ("我家有条金毛叫旺财。", {_u("has_pet", "旺财")}),
+    ("我用的是华为手机。", {_u("uses", "Huawei phone")}),
 ]
 
 
@@ -159,6 +170,7 @@ NOTHING = [
     # routines that are no tastes: negated, hypothetical, someone else's; a device's state
     "I don't eat sweets every day.", "I would eat sushi every day if I could.",
     "My dad plays golf every weekend.", "My laptop runs hot.", "他不吃香菜。",
+    "I moved the sofa out of the lounge into the garage.",
     # secrets
     "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
     "我的支付宝密码是883921。",

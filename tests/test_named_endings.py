@@ -1,5 +1,6 @@
-"""An ending named in other words than the fact it ends ("ditched Word" after "Microsoft
-Word", 综艺 after 综艺节目), through the real GraphQL server on the embedded store."""
+"""Endings and replacements said in other words than the fact they end ("ditched Word"
+after "Microsoft Word", 综艺 after 综艺节目, a new favourite band), through the real GraphQL
+server on the embedded store."""
 
 from __future__ import annotations
 
@@ -76,3 +77,12 @@ def test_an_ending_never_reaches_another_tenant(api: Api, user: str) -> None:
     say(api, user, 20, "I've ditched Word entirely.")
     assert "Microsoft Word" in current(api, other, "uses")
     assert current(api, user, "uses") == set()
+
+
+def test_a_new_favourite_of_a_kind_replaces_the_old(api: Api, user: str) -> None:
+    say(api, user, 1, "My favourite band is Coldplay. My favourite film is Alien.")
+    say(api, user, 20, "These days my favourite band is Arctic Monkeys.")
+    assert current(api, user, "prefers") == {"Arctic Monkeys", "Alien"}  # films untouched
+    say(api, user, 21, "我最喜欢的运动是篮球。")
+    say(api, user, 22, "现在我最喜欢的运动是羽毛球。")
+    assert current(api, user, "prefers") == {"Arctic Monkeys", "Alien", "羽毛球"}

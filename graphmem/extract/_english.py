@@ -230,6 +230,11 @@ RULES: list[Rule] = [
           r"everything|it|all)\s+|(?:our|my|the)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+)?from\s+"
           r"(?P<obj>[^,.;!?]+?)\s+(?:over\s+)?(?:to|onto|into|for)\s+(?P<obj2>[^.;!?]+)"),
     _rule("switch", r"\breplaced\s+(?P<obj>[^,.;!?]+?)\s+with\s+(?P<obj2>[^.;!?]+)"),
+    # "I moved all my notes out of Evernote into Notion"
+    _rule("switch", r"\b(?:moved|move|moving|migrated|migrate|transferred|exported)\s+(?:all\s+)?"
+          r"(?:of\s+)?(?:my|our|the)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:out\s+of|off(?:\s+of)?)\s+"
+          r"(?P<obj>[^,.;!?]+?)\s+(?:and\s+)?(?:in)?to\s+(?P<obj2>[^.;!?]+)",
+          extra={"check": "named"}),
     _rule("switch", r"\b(?:ditched|dropped|abandoned|traded|swapped|exchanged)\s+(?:(?:my|our)\s+)?"
           r"(?P<obj>[^,.;!?]+?)\s+for\s+(?:(?:an?|the|some)\s+)?(?P<obj2>[^.;!?]+)"),
     # "these days I am on oat milk instead of regular milk"
@@ -469,6 +474,9 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         a, b = tidy(a), tidy(b)
         if not (valid(a, 5) and valid(b, 5)):
             return [], 0
+        if rule.extra.get("check") == "named" and not all(
+                lookup(x) is not None or x[:1].isupper() for x in (a, b)):
+            return [], 0  # "moved my desk out of the bedroom into the study"
         verb_word = (gd.get("verb") or "").lower()
         two = "move_from" if verb_word.startswith("mov") else "switch"
         return [Hit(two, subject, a, b, conf, group=group)], m.start("obj2") + used
@@ -509,8 +517,15 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     out = [Hit(k, subject, i, confidence=conf, domain_hint=hint, group=group)
            for k, i in zip(kinds, items, strict=True)]
     end = obj_start + used
+    if kind == "works" and gd.get("role") and is_role_en(tidy(gd["role"])):
+        out.append(Hit("role", subject, tidy(gd["role"]), confidence=conf, group=group))
     if kind in ("works", "role"):
         out += _tail_hits(kind, subject, text[end:], conf)
+    app = _LEARNED_ON.match(text[end:]) if kind == "learning" else None
+    if app and (lookup(app.group("app")) is not None or (
+            app.group("prep").lower() != "with" and not re.match(_NOT_TOOL, app.group("app")))):
+        out.append(Hit("use", subject, app.group("app"), confidence=conf, group=group))
+        end += app.end()
     platform = platform_after(text[end:]) if kind in ("use", "now_use") else None
     if platform and lookup(platform) is not None:
         out.append(Hit(kind, subject, platform, confidence=conf, group=group))
@@ -522,6 +537,12 @@ _NOT_ANYMORE = re.compile(r"\bnot\s+(?:much\s+of\s+a\s+|a\s+)?(?:big\s+|huge\s+)
                           re.I)
 _ANYMORE = re.compile(r"\b(?:anymore|any\s+more|any\s+longer|these\s+days|now)\b", re.I)
 _OWNED = re.compile(r"^\s*(?:my|our|the|a|an|his|her|their|your)\s", re.I)
+
+
+# where one learns is a tool in use: "learning Spanish on Duolingo"; after "with" only a
+# known name ("with Anki"), since "learning guitar with Tom" names a person
+_LEARNED_ON = re.compile(r"^\s+(?P<prep>on|with|using|through)\s+(?P<app>(?-i:[A-Z])[\w.+-]*"
+                         r"(?:\s+(?-i:[A-Z])[\w.+-]*){0,2})\b", re.I)
 
 
 def _given_up(verb: str, raw: str, items: list[str]) -> tuple[list[str], list[str]]:

@@ -42,10 +42,13 @@ CHANGE_RULES: list[Rule] = [
     _rule("stop_works", r"\b(?:handed\s+in|gave|put\s+in)\s+my\s+(?:notice|resignation)\s+"
           r"(?:at|to)\s+" + _ORG, self_only=True),
     _rule("stop_works", r"\b(?:resigned|retired)\s+from\s+" + _ORG, self_only=True),
+    _rule("stop_works", r"\bam\s+no\s+longer\s+(?:at|with|working\s+(?:at|for|with))\s+" + _ORG,
+          self_only=True),
     _rule("stop_works", r"\b(?:was|got|have\s+been|been)\s+(?:laid\s+off|let\s+go|made\s+"
           r"redundant|fired)\s+(?:from|at|by)\s+" + _ORG, self_only=True),
     _rule("works", r"\b(?:started|starting|start|got|landed|accepted|took|found)\s+(?:a\s+|"
-          r"the\s+)?(?:new\s+)?(?:job|role|position)\s+(?:at|with)\s+" + _ORG, self_only=True),
+          r"the\s+)?(?:new\s+)?(?:job|role|position)(?:\s+as\s+(?:an?\s+)?"
+          r"(?P<role>[a-z][\w -]{1,30}?))?\s+(?:at|with)\s+" + _ORG, self_only=True),
     _rule("works", r"\b(?P<who>my)\s+new\s+(?:job|employer|role|position)\s+(?:is\s+)?"
           r"(?:at|with)\s+" + _ORG, subject="self"),
     _rule("works", r"\b(?:am\s+|will\s+be\s+)?starting\s+(?:work\s+)?at\s+" + _ORG,

@@ -145,6 +145,8 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Samsung Galaxy": ("Galaxy", "Samsung phone", "三星手机"),
         "OnePlus": (),
         "Android phone": ("安卓手机", "Android", "安卓"),
+        "Xiaomi phone": ("小米手机",),
+        "Huawei phone": ("华为手机",),
     },
     "browser": {
         "Chrome": ("Google Chrome", "谷歌浏览器"),
@@ -312,7 +314,7 @@ def domain_of_word(word: str) -> str | None:
 APPS_ZH = frozenset(
     """飞书 钉钉 微信 企业微信 支付宝 淘宝 小红书 抖音 快手 B站 哔哩哔哩 知乎 微博 剪映 美图秀秀 WPS
     石墨文档 语雀 腾讯文档 有道云笔记 网易云音乐 QQ音乐 高德地图 百度地图 随手记 Keep 滴滴 豆瓣 得到
-    幕布 滴答清单 番茄ToDo 金山文档 腾讯会议""".split()
+    幕布 滴答清单 番茄ToDo 金山文档 腾讯会议 微信支付 云闪付 微信读书""".split()
 )
 COMPANIES_ZH = frozenset(
     """腾讯 阿里巴巴 阿里 百度 字节跳动 字节 华为 小米 美团 京东 网易 拼多多 滴滴 快手 蚂蚁集团 携程

@@ -195,7 +195,7 @@ _PET_ZH = (
     "英短|橘猫|蓝猫|龙猫|刺猬|蜥蜴|蛇"
 )
 PET_ZH = _PET_ZH
-_MEASURE = r"(?:[一两二三四五几]\s*[只条匹头个])?"
+_MEASURE = r"(?:[一两二三四五几]?\s*[只条匹头个])?"
 _NAME_ZH = re.compile(r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
 _NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|，|,|。|\s")
 _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [

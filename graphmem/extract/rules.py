@@ -135,7 +135,7 @@ class _Emitter:
         if negative:
             self._add(hit, subj, "dislikes", obj, "preference", False)
             return
-        domain = self._domain(obj, hit.domain_hint)
+        domain = self._domain(obj, hit.domain_hint) or _favourite_slot(hit.domain_hint)
         if domain:
             self._add(hit, subj, "prefers", obj, f"preference:{domain}", not shared, stop)
         else:
@@ -250,6 +250,16 @@ def _shared_groups(hits: list[Hit]) -> set[tuple[int, str]]:
             if domain:
                 counts[(h.group, domain)] += 1
     return {key for key, n in counts.items() if n > 1}
+
+
+def _favourite_slot(kind: str | None) -> str | None:
+    """The slot of a favourite of a kind the lexicon does not know: "my favourite band is
+    Coldplay" and later "my favourite band is Arctic Monkeys" compete in ``favourite_band``
+    (最喜欢的运动 in ``favourite_运动``), so the second ends the first."""
+    words = normalize(kind or "").split()
+    if not words or len(words) > 3:
+        return None
+    return "favourite_" + "_".join(words)
 
 
 class RuleExtractor:
