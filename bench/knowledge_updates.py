@@ -19,6 +19,7 @@ same messages beside them. Variants change one stage of the default recall
 
     python bench/knowledge_updates.py                 # test: the facts reported
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
+    python bench/knowledge_updates.py --split dev2 -v # a second dev set, other shapes
 """
 
 from __future__ import annotations
@@ -232,7 +233,98 @@ ZH_DEV: list[tuple[str, str, str]] = [
     ("我的照片都备份在百度网盘。", "我不用百度网盘了，照片都备份到iCloud。",
      "我的照片现在备份在哪里？"),
 ]
-SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV)}
+# A second dev set, written after dev had been tuned to 1.00 (English): other facts, other
+# shapes (counts, schedules, plans, people around the user), for the next round of choices.
+EN_DEV2: list[tuple[str, str, str]] = [
+    ("I usually go to bed around 11:30.",
+     "Since the baby arrived I'm in bed by 9:45 most nights.",
+     "What time do I go to bed these days?"),
+    ("I take the 7:40 train into the city every morning.",
+     "I've started cycling to the office instead of taking the train.",
+     "How do I get to work now?"),
+    ("My usual coffee order is a flat white with oat milk.",
+     "I switched my usual order to a cortado, flat whites are too milky for me.",
+     "What's my usual coffee order?"),
+    ("I weigh about 84 kilos at the moment.",
+     "Down to 78 kg after three months of cutting sugar!",
+     "How much do I weigh now?"),
+    ("I manage a team of five engineers.",
+     "After the reorg my team grew to nine people.",
+     "How many people are on my team now?"),
+    ("Maya goes to Oakwood Primary, it's a ten minute walk.",
+     "We moved Maya to St Anne's this term because of the bullying.",
+     "Which school does Maya go to now?"),
+    ("We pay for the Netflix standard plan.",
+     "We downgraded Netflix to the basic plan to save a bit of money.",
+     "Which Netflix plan are we on?"),
+    ("I'm putting away £300 a month for the house deposit.",
+     "I bumped the deposit savings to £450 a month after my raise.",
+     "How much am I saving each month for the deposit?"),
+    ("My German is at A2 level.",
+     "I passed the B1 German exam last week!",
+     "What level is my German at now?"),
+    ("My dentist is Dr. Patel on King Street.",
+     "I changed dentists, I now see Dr. Morales near the office.",
+     "Who is my dentist now?"),
+    ("My car insurance is with Aviva, about £620 a year.",
+     "Renewed the car insurance with Admiral instead, £540 for the year.",
+     "Who is my car insurance with?"),
+    ("I play a Yamaha acoustic guitar I got as a teenager.",
+     "I sold the Yamaha and bought a Martin D-28.",
+     "What guitar do I play now?"),
+    ("I take cetirizine for my hay fever.",
+     "The doctor moved me from cetirizine to fexofenadine.",
+     "What do I take for hay fever now?"),
+    ("Our book club meets on the first Tuesday of the month.",
+     "Book club has moved to the last Thursday of the month.",
+     "When does my book club meet now?"),
+    ("I work 40 hours a week.",
+     "I went part-time in the new year, so it's 24 hours a week.",
+     "How many hours a week do I work now?"),
+    ("Our broadband is Virgin Media at 200 Mbps.",
+     "We switched the broadband to a BT fibre plan, 900 Mbps.",
+     "Who is our broadband with now?"),
+    ("I bank with Barclays.",
+     "I moved my current account over to Monzo.",
+     "Which bank is my current account with?"),
+    ("My wife works as a pharmacist at Boots.",
+     "My wife left Boots and she's a lecturer at the university now.",
+     "What does my wife do for work now?"),
+    ("I'm doing pottery classes on Wednesday evenings.",
+     "I dropped pottery and joined a climbing club instead.",
+     "Which class or club am I going to now?"),
+    ("Our mortgage rate is fixed at 1.9% until March.",
+     "The fix ended and we remortgaged at 4.6%.",
+     "What is our mortgage rate now?"),
+    ("We have two cats, Luna and Milo.",
+     "We adopted a third cat last weekend, a tabby called Pip.",
+     "How many cats do we have now?"),
+    ("I work on a 24-inch Dell monitor.",
+     "Upgraded my desk setup to an LG 34-inch ultrawide.",
+     "What monitor do I use now?"),
+    ("I'm doing 16:8 intermittent fasting.",
+     "I stopped fasting, I just eat three regular meals now.",
+     "What's my eating schedule now?"),
+    ("My sister Leah lives in Glasgow.",
+     "Leah moved to Dublin for her new job.",
+     "Where does my sister live now?"),
+]
+ZH_DEV2: list[tuple[str, str, str]] = [
+    ("我每天早上七点起床。", "最近改成六点起床了，早上去跑步。", "我现在几点起床？"),
+    ("我的房租是每月三千五。", "房东涨租了，现在每月四千二。", "我现在房租多少？"),
+    ("我在学日语，现在是N3水平。", "上个月我考过了N2。", "我的日语现在是什么水平？"),
+    ("我开的是一辆大众朗逸。", "我把朗逸卖了，换了一辆比亚迪汉。", "我现在开什么车？"),
+    ("我们团队有六个人。", "团队扩招了，现在有十一个人。", "我的团队现在有多少人？"),
+    ("我女儿在阳光幼儿园上学。", "女儿这学期转到了实验幼儿园。", "我女儿现在在哪个幼儿园？"),
+    ("我每周三晚上去游泳。", "游泳改到了周六上午。", "我现在什么时候去游泳？"),
+    ("我的体重是七十五公斤。", "减肥三个月，现在六十八公斤了。", "我现在体重多少？"),
+    ("我的手机号是联通的。", "我把号码携号转网到了移动。", "我的手机号现在是哪家运营商？"),
+    ("我家宽带是一百兆的。", "宽带升级到了五百兆。", "我家现在宽带多快？"),
+    ("我周末在一家咖啡店兼职。", "咖啡店的兼职辞了，现在周末在书店帮忙。", "我现在周末在哪兼职？"),
+    ("我的牙医是王医生。", "我换了牙医，现在找李医生看。", "我现在的牙医是谁？"),
+]
+
+SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2)}
 
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
@@ -350,15 +442,15 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
-                   help="test: the facts reported (default); dev: other facts, for tuning")
+                   help="test: the facts reported (default); dev, dev2: other facts, for tuning")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
-                        "knowledge_updates_dev.json (dev)")
+                        "knowledge_updates_<split>.json (dev, dev2)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list the changes the default recall gets wrong")
     args = p.parse_args(argv)
     out = args.json or RESULTS / ("knowledge_updates.json" if args.split == "test"
-                                  else "knowledge_updates_dev.json")
+                                  else f"knowledge_updates_{args.split}.json")
 
     from graphmem.bootstrap import build_service
     from graphmem.settings import Settings

@@ -73,7 +73,9 @@ _REQUEST_ZH = re.compile(r"^\s*(?:请|帮我|给我|能不能|能否|可以|麻�
 # Words saying a value changed (the newer message of a pair must say one for a name).
 _CHANGE_EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing) (?:to|from|back)|relocat(?:ed|ing)|"
-    r"instead of|no longer|not any ?more|any ?more|(?:given|gave) up|dropped|quit|left (?:my|the)|"
+    r"instead|no longer|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|sold|bought|grew|"
+    r"shrank|shrunk|went (?:part|full)[- ]time|remortgag(?:ed|ing)|refinanc(?:ed|ing)|adopted|"
+    r"passed (?:the|my)|not any ?more|any ?more|(?:given|gave) up|dropped|quit|left (?:my|the)|"
     r"start(?:ed|ing) (?:at|with|working)|joined|bump(?:ed)? (?:up|to)|bumped|swapped|"
     r"took over|settled in|(?:my|our|the) new(?! year)|new (?:job|manager|boss|"
     r"lease|place|home|address|team|role|deadline|number|plan)|rais(?:ed|ing)|lower(?:ed|ing)|"
@@ -83,6 +85,7 @@ _CHANGE_EN = re.compile(
     r"handed (?:\w+ ){0,4}over)\b", re.I)
 _CHANGE_ZH = re.compile(
     r"换成|换到|换了|改成|改到|改为|改了|改(?:喝|吃|用|骑|坐|去|住|穿|听|看|玩|学|练|叫)|推迟|延期|提前到|搬到|搬去|搬家|离职|跳槽|辞职|入职|"
+    r"卖了|升级|降级|转到|转去|转学|转网|考过|扩招|"
     r"开始在|不再|调去|调到|调走|不[\u4e00-\u9fff]{1,8}了|从[^，。,]{1,16}?(?:到|成|为)|变成|新(?:的)?"
     r"(?:领导|工作|公司|老板|合同|房子|地址|经理|上司)|涨|降到")
 # "from X to Y", "instead of X", 从X换成Y, 不喝X了: X is the value replaced.
@@ -177,9 +180,22 @@ _NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
 _CHANGE_TO = re.compile(
     r"\bfrom\s+\S+(?:\s+\S+){0,3}\s+to\s+\w|"
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"
-    r"lower(?:ed|ing)|push(?:ed)?|replac(?:ed|ing)|extended|shortened|handed|down|up)\s+"
-    r"(?:[\w'-]+\s+){0,4}?(?:to|into|for|with|over)\s+\w|\binstead of\b|换成|换到|改成|改到|改为|"
-    r"改[喝吃用骑坐去住穿听看玩学练]|搬到|调到|变成|涨到|降到|转投|迁到", re.I)
+    r"lower(?:ed|ing)|push(?:ed)?|replac(?:ed|ing)|extended|shortened|handed|down|up|"
+    r"upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|grew)\s+"
+    r"(?:[\w'-]+\s+){0,4}?(?:to|into|for|with|over)\s+\w|\binstead of\b|\bjoined\s+\w|"
+    r"换成|换到|换了|改成|改到|改为|"
+    r"改[喝吃用骑坐去住穿听看玩学练]|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到", re.I)
+# where a change went, read as words: "downgraded Netflix to the basic plan" -> basic plan
+_TARGET = re.compile(
+    r"\b(?:to|into|for|with|over|joined)\s+(?:(?:an?|the|my|our)\s+)?(?P<en>[\w'-]+(?:\s+[\w'-]+)?)"
+    r"|(?:换成|换到|换了|改成|改到|改为|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到)了?"
+    r"(?P<zh>[^，。,.!！?？；;]{1,8})", re.I)
+# numbers said in words: "grew to nine people", 七十五公斤 (a lone 一 or 十分 "very" is none)
+_NUMBER_WORDS_EN = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|second|third|fourth|fifth)\b", re.I)
+_NUMBER_ZH = re.compile(r"[零一二两三四五六七八九十百千万]{2,}(?!分)|[二两三四五六七八九十]"
+                        r"(?=[点个位人只条辆台公斤千百万块元岁年天周次兆])")
 
 
 _HAN_RUN = re.compile(f"[{_CJK}]+")
@@ -218,14 +234,34 @@ class Gist:
     values: frozenset[str]
     changes: bool  # says a change or "now"
     goes_to: bool  # says where the change went ("switched to", 改喝)
+    target: frozenset[str] = frozenset()  # the words of where it went ("the basic plan")
+    words: frozenset[str] = frozenset()  # every term and Han pair, time words included
 
 
 def gist(text: str) -> Gist:
     """``text`` read for ``restates``, its opener ("Side note:", "By the way,") left out."""
     text = _OPENER.sub("", text, count=1)
-    goes_to = _CHANGE_TO.search(text) is not None
-    return Gist(frozenset(topic_terms(text)), read("gist", text, 0).values,
-                goes_to or says_change(text) or _NOW.search(text) is not None, goes_to)
+    to = _CHANGE_TO.search(text)
+    target: set[str] = set()
+    if to is not None:
+        m = _TARGET.search(text, to.start())
+        if m is not None:
+            target = _words(m["en"] or m["zh"] or "")
+    values = set(read("gist", text, 0).values)
+    values.update(w.lower() for w in _NUMBER_WORDS_EN.findall(text))
+    values.update(_NUMBER_ZH.findall(text))
+    return Gist(frozenset(topic_terms(text)), frozenset(values),
+                to is not None or says_change(text) or _NOW.search(text) is not None,
+                to is not None, frozenset(target), frozenset(_words(text)))
+
+
+def _words(text: str) -> set[str]:
+    """Every analysed term of ``text`` and every pair of Han characters next to each other,
+    words of time and talk included (周六 is where "游泳改到了周六" went)."""
+    out = set(analyse(text))
+    for run in _HAN_RUN.findall(text):
+        out.update(run[i:i + 2] for i in range(len(run) - 1))
+    return out
 
 
 def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
@@ -242,7 +278,7 @@ def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
     shared = newer.terms & older.terms
     if not shared or len(shared) >= REPEAT_SHARE * len(newer.terms | older.terms):
         return False
-    new_value = bool(newer.values - older.values)
+    new_value = bool(newer.values - older.values) or bool(newer.target - older.words)
     # a change with no new value and nowhere it went ("my routine has been a mess since
     # the clocks changed") gives no version of anything
     if not (new_value or newer.goes_to):

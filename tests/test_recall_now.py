@@ -213,6 +213,18 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     ("我们组的站会在早上9点半。", "站会改到10点15了，照顾新来的同事。",
      "我们组的站会现在几点？", True),
     ("我阳台上养了3盆花。", "阳台上的花越来越多，现在有11盆了。", "我现在养了几盆花？", True),
+    # numbers said in words, Chinese numerals; where a lower-case change went
+    ("Our reading group has four members.", "The reading group grew to seven members.",
+     "How many members does my reading group have now?", True),
+    ("我家的鱼缸有三条鱼。", "鱼缸里的鱼现在有十二条了。", "我的鱼缸现在有几条鱼？", True),
+    ("We're on the family Spotify plan.", "We downgraded Spotify to the duo plan.",
+     "Which Spotify plan are we on?", True),
+    ("我每周二下午去练书法。", "书法课改到了周五晚上。", "我现在什么时候练书法？", True),
+    ("My phone insurance is with Protect Co.", "I renewed the phone insurance with "
+     "SafeCover instead.", "Who is my phone insurance with?", True),
+    # a lone "one", 一 and 十分 ("very") are no numbers
+    ("I have one bike, a road bike.", "I really want one more bike one day, honestly.",
+     "How many bikes do I have now?", False),
     # a change with no new value and nowhere it went
     ("Lately it's matcha first thing in the morning for my routine.",
      "My morning routine has been a mess since the clocks changed.",
@@ -255,3 +267,47 @@ def test_newer_versions_come_first_without_a_stored_link(service: MemoryService,
     past = _order(service, user, "Which running shoes did I use in January 2024?",
                   reference_time=later)
     assert past.index(old) < past.index(new)
+
+
+def test_these_days_asks_about_now(service: MemoryService, user: str) -> None:
+    # "these days" / 最近 name the last weeks, which end now: the stages for questions about
+    # now run inside that window
+    old = _say(service, user, 75, "With breakfast I drink hot chocolate, my usual breakfast drink.")
+    new = _say(service, user, 90, "I switched my usual drink to green tea.")
+    later = T0 + timedelta(days=100)
+    question = "What do I drink with breakfast these days?"
+    tuning = replace(service._recaller.tuning, now_band=0.0, facet_order=False)
+    service._recaller.tuning = replace(tuning, version_depth=0)
+    assert _order(service, user, question, reference_time=later)[:2] == [old, new]
+    service._recaller.tuning = tuning
+    assert _order(service, user, question, reference_time=later)[:2] == [new, old]
+
+
+def test_a_relation_read_from_an_old_message_goes_below_its_new_version() -> None:
+    from graphmem.model import to_ms
+    from graphmem.recall.order import newer_versions_first, relation_sources
+
+    old_msg = "Some context: my go-to coffee order is a flat white."
+    new_msg = "I've switched my usual order to an oat cortado."
+    rel = item(0, 9.0, 0, MemoryKind.RELATION)  # "user prefers flat white", read from e-old
+    new = item(1, 8.0, 60)
+    other = item(2, 7.0, 5)
+    rows = {"i0": {"episodeIds": ["e-old"]}, "i1": {"content": new_msg},
+            "i2": {"content": "Can you suggest a camping checklist?"}}
+    stored = {"e-old": {"id": "e-old", "content": old_msg, "occurredAt": to_ms(T0)}}
+    asked: list[list[str]] = []
+
+    def episodes(ids: list[str]) -> list[dict[str, object]]:
+        asked.append(ids)
+        return [stored[i] for i in ids if i in stored]
+
+    items = [rel, new, other]
+    sources = relation_sources(items, rows, 10, episodes)
+    assert asked == [["e-old"]] and sources == {"i0": stored["e-old"]}
+    newer_versions_first(items, rows, "What is my usual coffee order these days?", 10, sources)
+    assert [i.id for i in items] == ["i1", "i0", "i2"]
+    assert [i.score for i in items] == [9.0, 8.0, 7.0]
+    # without its source the relation keeps its place
+    items = [item(0, 9.0, 0, MemoryKind.RELATION), item(1, 8.0, 60), item(2, 7.0, 5)]
+    newer_versions_first(items, rows, "What is my usual coffee order these days?", 10, {})
+    assert [i.id for i in items] == ["i0", "i1", "i2"]

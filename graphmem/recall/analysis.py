@@ -78,7 +78,9 @@ def read_question(q: RecallIn, now: datetime, t: RecallTuning,
 def about_now(q: RecallIn, a: Asked) -> bool:
     """Does the question ask what holds now: no ``asOf``, no window, no history, and no
     words of before, of the past or of a yes/no question?"""
-    return a.as_of is None and a.window is None and not q.include_history \
+    # "these days", "lately": a window of the last weeks that ends now asks about now
+    recent = a.window is not None and a.window.kind == "recent"
+    return a.as_of is None and (a.window is None or recent) and not q.include_history \
         and not asks_before(q.query) and not asks_past(q.query) \
         and not asks_yes_no(q.query)
 

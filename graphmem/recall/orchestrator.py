@@ -23,6 +23,7 @@ from graphmem.recall.order import (
     newer_versions_first,
     newest_first_among_equals,
     newest_first_on_facet,
+    relation_sources,
 )
 from graphmem.recall.retrieve import _Candidates, _gather, _load, _without_hub_names
 from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
@@ -118,7 +119,10 @@ class Recaller:
             if t.now_band > 0:
                 newest_first_among_equals(items, t.now_band, t.now_depth)
             if t.version_depth > 0:
-                newer_versions_first(items, c.rows, q.query, t.version_depth)
+                sources = relation_sources(
+                    items, c.rows, t.version_depth,
+                    lambda ids: self.store.nodes("Episode", q.user_id, ids))
+                newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
         chosen = _quota(items, q.limit, a.kinds)
 
         _provenance(self.store, q.user_id, chosen, c.rows)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 
 from graphmem._facets import Facet, asks, on_facet
 from graphmem._passages import SENTENCE_END
-from graphmem._version_rules import gist, restates, topic_terms
+from graphmem._version_rules import Gist, gist, restates, topic_terms
 from graphmem.model import MemoryKind, to_ms
 from graphmem.recall.fuse import _NOT_USER
 from graphmem.recall_model import RecallItem
@@ -52,24 +53,41 @@ def _states(row: Row, facets: tuple[Facet, ...]) -> bool:
 
 
 def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question: str,
-                         depth: int) -> None:
+                         depth: int, sources: dict[str, Row] | None = None) -> None:
     """Reorder, in place, the episodes among the first ``depth`` items of which a later one
     gives a new version of what an earlier one says (``_version_rules.restates``, read on
     the part of each that answers the question): newest first, in their places. "Which
     running shoes do I use now?": "I replaced the Pegasus with a pair of Hoka Cliftons"
     goes above "My running shoes are Nike Pegasus", which matches the question's words
-    better; no link was stored between them."""
+    better; no link was stored between them.
+
+    A relation among them takes part as the message it was read from (``sources``: relation
+    id -> that episode's row), at that message's time: "prefers flat white" read from
+    "My go-to coffee order is a flat white" goes below "I've switched my usual order to an
+    oat cortado", which no relation was read from."""
     asked = topic_terms(question)
-    found = [(n, to_ms(it.occurred_at) or 0, gist(text))
-             for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
-             and (rows.get(it.id) or {}).get("role") not in _NOT_USER
-             and (text := _answering(it, rows.get(it.id) or {}, asked))]
+    sources = sources or {}
+    found: list[tuple[int, int, Gist]] = []
+    for n, it in enumerate(items[:depth]):
+        if it.kind is MemoryKind.EPISODE:
+            row, passage, at = rows.get(it.id) or {}, it.passage, to_ms(it.occurred_at) or 0
+        elif it.kind is MemoryKind.RELATION and it.id in sources:
+            row, passage = sources[it.id], None
+            at = int(row.get("occurredAt") or 0)
+        else:
+            continue
+        if row.get("role") in _NOT_USER:
+            continue
+        text = _answering(passage, row, asked)
+        if text:
+            found.append((n, at, gist(text)))
     links: dict[int, set[int]] = defaultdict(set)
     for n, at_a, a in found:
         for m, at_b, b in found:
             if at_b > at_a and restates(b, a, asked):
                 links[n].add(m)
                 links[m].add(n)
+    times = {n: at for n, at, _ in found}
     seen: set[int] = set()
     for start in sorted(links):  # each group of versions in its own places
         if start in seen:
@@ -80,15 +98,34 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
                 group.add(nxt)
                 todo.append(nxt)
         seen |= group
-        _newest_first(items, sorted(group))
+        _newest_first(items, sorted(group), times)
 
 
-def _answering(item: RecallItem, row: Row, asked: set[str]) -> str:
+def relation_sources(items: list[RecallItem], rows: dict[str, Row], depth: int,
+                     episodes: Callable[[list[str]], list[Row]]) -> dict[str, Row]:
+    """For the relations among the first ``depth`` items, the row of the latest episode
+    each was read from (``episodes`` reads rows by id): what ``newer_versions_first``
+    compares them by."""
+    wanted = {it.id: [str(e) for e in (rows.get(it.id) or {}).get("episodeIds") or []]
+              for it in items[:depth] if it.kind is MemoryKind.RELATION}
+    ids = sorted({e for eps in wanted.values() for e in eps})
+    if not ids:
+        return {}
+    by_id = {str(r["id"]): r for r in episodes(ids)}
+    out: dict[str, Row] = {}
+    for rel, eps in wanted.items():
+        have = [by_id[e] for e in eps if e in by_id]
+        if have:
+            out[rel] = max(have, key=lambda r: int(r.get("occurredAt") or 0))
+    return out
+
+
+def _answering(passage: str | None, row: Row, asked: set[str]) -> str:
     """The part of an episode that answers the question: the passage that matched, else
     its (at most two) statement sentences sharing the most terms with the question (the
     first two when none shares one: it was found by meaning)."""
-    if item.passage:
-        return item.passage
+    if passage:
+        return passage
     said = [s for s in SENTENCE_END.split(str(row.get("content") or "")) if s.strip()
             and not asks(s)]
     overlap = [len(topic_terms(s) & asked) for s in said]
@@ -97,13 +134,15 @@ def _answering(item: RecallItem, row: Row, asked: set[str]) -> str:
     return " ".join(said[i] for i in sorted(best))
 
 
-def _newest_first(items: list[RecallItem], places: list[int]) -> None:
-    """The items at ``places`` newest first, in those places, each place keeping its score
-    (so the list stays sorted)."""
+def _newest_first(items: list[RecallItem], places: list[int],
+                  times: dict[int, int] | None = None) -> None:
+    """The items at ``places`` newest first (by ``times`` of each place, else the item's
+    own time), in those places, each place keeping its score (so the list stays sorted)."""
     if len(places) < 2:
         return
-    ordered = sorted((items[n] for n in places),
-                     key=lambda it: (-(to_ms(it.occurred_at) or 0), -it.score, it.id))
+    at = {n: (times or {}).get(n, to_ms(items[n].occurred_at) or 0) for n in places}
+    ordered = [items[n] for n in sorted(places, key=lambda n: (-at[n], -items[n].score,
+                                                               items[n].id))]
     scores = [items[n].score for n in places]
     for n, it, score in zip(places, ordered, scores, strict=True):
         it.score = score
