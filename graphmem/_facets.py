@@ -85,6 +85,8 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook"),
     _en("commute", "commute, get to work", "car, drive, bike, bicycle, scooter, train, bus, "
                                            "public transport"),
+    _en("carrier", "mobile carrier, phone carrier, mobile network, phone plan, mobile plan, "
+                   "phone contract, sim"),
     _en("pet", "pet", "dog, cat, puppy, kitten, rabbit, hamster, parrot"),
     _en("partner", "partner, wife, husband, girlfriend, boyfriend, spouse, fiance, fiancee, "
                    "married"),
@@ -112,6 +114,8 @@ ZH_FACETS: tuple[Facet, ...] = (
         "IDE, Vim, vim, Neovim, Emacs, VS Code, VSCode, PyCharm, Sublime, Helix, IntelliJ"),
     _zh("device", "手机 电脑 笔记本 平板"),
     _zh("commute", "通勤", "开车 地铁 公交 骑车 自行车"),
+    _zh("car", "开什么车 开的车 我的车 车子 座驾 新车 买车 换车 提车", "一辆 辆车"),
+    _zh("carrier", "运营商 手机号 号码 携号转网 话费 套餐", "移动 联通 电信"),
     _zh("pet", "宠物", "猫 狗"),
     _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚"),
     _zh("children", "孩子 儿子 女儿 宝宝"),

@@ -102,6 +102,12 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert synonyms("Can you explain recursion?") == []
     assert [f.name for f in facets_of("Where do I live at the moment?")] == ["home"]
     assert facets_of("我现在在哪家公司上班？")[0].name == "employer"
+    # a car and a phone carrier, said with no word of the question ("换了一辆比亚迪汉")
+    assert [f.name for f in facets_of("我现在开什么车？")] == ["car"]
+    assert on_facet("我把朗逸卖了，换了一辆比亚迪汉。", facets_of("我现在开什么车？"))
+    assert "carrier" in [f.name for f in facets_of("我的手机号现在是哪家运营商？")]
+    assert on_facet("我把号码携号转网到了移动。", facets_of("我的手机号是哪家运营商？"))
+    assert not facets_of("我坐火车去上海。")  # a train is no car of one's own
     # other words for the same facts: how much I save, where I live, my house's cost
     assert [f.name for f in facets_of("我目前每月攒多少？")] == ["savings"]
     assert [f.name for f in facets_of("我目前住哪儿？")] == ["home"]
