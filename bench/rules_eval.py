@@ -23,6 +23,7 @@ Examples::
     python bench/rules_eval.py --split dev -v   # the everyday-sentence corpus, dev split
     python bench/rules_eval.py --split test     # its test split (seen, since used as dev too)
     python bench/rules_eval.py --split fresh    # the held-out split, scored before and after
+    python bench/rules_eval.py --split fresh2   # a second one, written after fresh was tuned on
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -34,7 +35,9 @@ be current at the end (``now``) and the ones that must have ended (``gone``). Th
 fixed by id: an item whose id is divisible by 3 is test, every other item dev. ``fresh`` is
 a third file, held out whole: written after dev and test had both been used for tuning, in
 other wording, and scored once before the engine changes that followed and once after (ids
-from 1001). Matching is lenient but honest (``fact_matches``): subjects and objects compared
+from 1001). ``fresh2`` (ids from 3001) was written the same way after fresh had been tuned
+on, and scored once before and once after the round that followed. Matching is lenient
+but honest (``fact_matches``): subjects and objects compared
 after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
 "Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
 says ``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
