@@ -313,6 +313,10 @@ def test_a_relation_read_from_an_old_message_goes_below_its_new_version() -> Non
     newer_versions_first(items, rows, "What is my usual coffee order these days?", 10, sources)
     assert [i.id for i in items] == ["i1", "i0", "i2"]
     assert [i.score for i in items] == [9.0, 8.0, 7.0]
+    # a source already among the candidates is not read again; no episode, nothing to do
+    assert relation_sources(items, {**rows, "e-old": stored["e-old"]}, 10, episodes) \
+        == {"i0": stored["e-old"]} and asked == [["e-old"]]
+    assert relation_sources([rel], rows, 10, episodes) == {} and asked == [["e-old"]]
     # without its source the relation keeps its place
     items = [item(0, 9.0, 0, MemoryKind.RELATION), item(1, 8.0, 60), item(2, 7.0, 5)]
     newer_versions_first(items, rows, "What is my usual coffee order these days?", 10, {})

@@ -121,7 +121,7 @@ class Recaller:
             if t.version_depth > 0:
                 sources = relation_sources(
                     items, c.rows, t.version_depth,
-                    lambda ids: self.store.nodes("Episode", q.user_id, ids))
+                    lambda ids: self.store.recall_rows("Episode", q.user_id, ids))
                 newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
         chosen = _quota(items, q.limit, a.kinds)
 

@@ -104,14 +104,20 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
 def relation_sources(items: list[RecallItem], rows: dict[str, Row], depth: int,
                      episodes: Callable[[list[str]], list[Row]]) -> dict[str, Row]:
     """For the relations among the first ``depth`` items, the row of the latest episode
-    each was read from (``episodes`` reads rows by id): what ``newer_versions_first``
-    compares them by."""
+    each was read from (from ``rows`` when loaded, else ``episodes`` reads them by id):
+    what ``newer_versions_first`` compares them by. Nothing when no episode is among
+    those items."""
+    top = items[:depth]
+    if not any(it.kind is MemoryKind.EPISODE for it in top):
+        return {}  # no message to compare them with
     wanted = {it.id: [str(e) for e in (rows.get(it.id) or {}).get("episodeIds") or []]
-              for it in items[:depth] if it.kind is MemoryKind.RELATION}
-    ids = sorted({e for eps in wanted.values() for e in eps})
+              for it in top if it.kind is MemoryKind.RELATION}
+    ids = {e for eps in wanted.values() for e in eps}
     if not ids:
         return {}
-    by_id = {str(r["id"]): r for r in episodes(ids)}
+    by_id = {e: rows[e] for e in ids if e in rows}  # candidates already loaded
+    missing = sorted(ids - set(by_id))
+    by_id.update({str(r["id"]): r for r in episodes(missing)} if missing else {})
     out: dict[str, Row] = {}
     for rel, eps in wanted.items():
         have = [by_id[e] for e in eps if e in by_id]
