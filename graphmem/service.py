@@ -269,8 +269,9 @@ class MemoryService:
         labels = Labels.resolve(self.store, user_id, todo,
                                 lambda: self._recaller.speakers.get(user_id),
                                 to_ms(self.clock()) or 0)
-        extractions = {p.id: with_opposites(ex, s.min_confidence) for p, ex in zip(
-            todo, extract_windows(self.extractor, [p.messages for p in todo]), strict=True)}
+        said = dict(zip((p.id for p in todo), extract_windows(
+            self.extractor, [p.messages for p in todo]), strict=True))
+        extractions = {pid: with_opposites(ex, s.min_confidence) for pid, ex in said.items()}
         contents = {p.id: vec for p, vec in zip(
             todo, self.embedder.embed([p.indexed[:2000] for p in todo]) if todo else [],
             strict=True)}
@@ -313,14 +314,16 @@ class MemoryService:
                 for ent in ex.entities:
                     mentions[p.id].append(entities.resolve(plan, ent.name, ent.type,
                                                            ent.aliases))
-                for rel in ex.relations:
+                for n, rel in enumerate(ex.relations):
                     if rel.confidence < s.min_confidence:
                         skipped[p.id] += 1  # gated: too uncertain to keep as a memory
                         continue
                     msg = p.messages[min(max(rel.message_index, 0), len(p.messages) - 1)]
                     exclusive = rel.exclusive or self._is_exclusive(rel.predicate, None)
                     obj = rel.object
-                    if rel.stop and not exclusive:  # "ditched Word" ends "Microsoft Word"
+                    # "ditched Word" ends "Microsoft Word"; not a stop the service implied
+                    # ("likes tea" ends "dislikes tea", never "dislikes green tea")
+                    if rel.stop and not exclusive and n < len(said[p.id].relations):
                         subj = entities.resolve(plan, rel.subject,
                                                 types.get(rel.subject, "thing"),
                                                 aliases.get(rel.subject))

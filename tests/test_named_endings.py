@@ -86,3 +86,11 @@ def test_a_new_favourite_of_a_kind_replaces_the_old(api: Api, user: str) -> None
     say(api, user, 21, "我最喜欢的运动是篮球。")
     say(api, user, 22, "现在我最喜欢的运动是羽毛球。")
     assert current(api, user, "prefers") == {"Arctic Monkeys", "Alien", "羽毛球"}
+
+
+def test_a_taste_ends_only_its_own_opposite(api: Api, user: str) -> None:
+    # "I like tea" ends a dislike of tea, and never, by a name inside another, a dislike
+    # of green tea: only endings the user said are aimed at other names
+    say(api, user, 1, "I really dislike green tea.")
+    say(api, user, 20, "I like tea.")
+    assert current(api, user, "dislikes") == {"green tea"}
