@@ -177,19 +177,19 @@ _NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
 # a change with where it went ("switched to", "moved X to", 换成, 改喝): it gives a new value
 # (for a stored link "from 9 to 5" or "up to 8 people" says too little; for two messages
 # found for one question about now, it is enough: "I'm down to 4 vacation days")
+# Chinese words of a change followed by where it went (换成X, 搬到X)
+_TO_ZH = "换成|换到|换了|改成|改到|改为|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到"
 _CHANGE_TO = re.compile(
     r"\bfrom\s+\S+(?:\s+\S+){0,3}\s+to\s+\w|"
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"
     r"lower(?:ed|ing)|push(?:ed)?|replac(?:ed|ing)|extended|shortened|handed|down|up|"
     r"upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|grew)\s+"
     r"(?:[\w'-]+\s+){0,4}?(?:to|into|for|with|over)\s+\w|\binstead of\b|\bjoined\s+\w|"
-    r"换成|换到|换了|改成|改到|改为|"
-    r"改[喝吃用骑坐去住穿听看玩学练]|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到", re.I)
+    r"改[喝吃用骑坐去住穿听看玩学练]|" + _TO_ZH, re.I)
 # where a change went, read as words: "downgraded Netflix to the basic plan" -> basic plan
 _TARGET = re.compile(
     r"\b(?:to|into|for|with|over|joined)\s+(?:(?:an?|the|my|our)\s+)?(?P<en>[\w'-]+(?:\s+[\w'-]+)?)"
-    r"|(?:换成|换到|换了|改成|改到|改为|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到)了?"
-    r"(?P<zh>[^，。,.!！?？；;]{1,8})", re.I)
+    r"|(?:" + _TO_ZH + r")了?(?P<zh>[^，。,.!！?？；;]{1,8})", re.I)
 # numbers said in words: "grew to nine people", 七十五公斤 (a lone 一 or 十分 "very" is none)
 _NUMBER_WORDS_EN = re.compile(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
@@ -207,10 +207,13 @@ def topic_terms(text: str) -> set[str]:
     to each other, for words the segmenter does not know (站会)."""
     terms = {t for t in analyse(text) if t not in _GENERIC and not t.isdigit()
              and not (len(t) == 1 and _HAS_CJK.match(t))}
-    for run in _HAN_RUN.findall(text):
-        terms.update(p for p in (run[i:i + 2] for i in range(len(run) - 1))
-                     if p not in _GENERIC)
+    terms.update(p for p in _han_pairs(text) if p not in _GENERIC)
     return terms
+
+
+def _han_pairs(text: str) -> list[str]:
+    """Every pair of Han characters next to each other in ``text``."""
+    return [run[i:i + 2] for run in _HAN_RUN.findall(text) for i in range(len(run) - 1)]
 
 
 # how a message opens a side remark ("(Side note:", "Some background in case it matters:",
@@ -258,10 +261,7 @@ def gist(text: str) -> Gist:
 def _words(text: str) -> set[str]:
     """Every analysed term of ``text`` and every pair of Han characters next to each other,
     words of time and talk included (周六 is where "游泳改到了周六" went)."""
-    out = set(analyse(text))
-    for run in _HAN_RUN.findall(text):
-        out.update(run[i:i + 2] for i in range(len(run) - 1))
-    return out
+    return set(analyse(text)) | set(_han_pairs(text))
 
 
 def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
