@@ -15,11 +15,12 @@ Reported per language and recall variant: **update** (the new version in the top
 above the old one), **new@1** (the new version first) and **both in 10**; BM25 over the
 same messages beside them. Variants change one stage of the default recall
 (``RecallTuning``): ``-facet lift``, ``-newer versions``, ``-facet order``, ``-facet words``,
-``-now band``, and all five off.
+``-now band``, ``-now standouts``, and all six off.
 
     python bench/knowledge_updates.py                 # test: the facts reported
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
     python bench/knowledge_updates.py --split dev2 -v # a second dev set, other shapes
+    python bench/knowledge_updates.py --split dev3 -v # a third: changes said in passing
 """
 
 from __future__ import annotations
@@ -324,7 +325,100 @@ ZH_DEV2: list[tuple[str, str, str]] = [
     ("我的牙医是王医生。", "我换了牙医，现在找李医生看。", "我现在的牙医是谁？"),
 ]
 
-SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2)}
+# A third dev set, written after dev2 had been tuned on: the new version said in passing,
+# most often without a word of change ("just wrapped up my first week at Stripe"), the
+# questions in other words than either version, for the next round of choices.
+EN_DEV3: list[tuple[str, str, str]] = [
+    ("I work as a backend developer at Shopify, mostly on the checkout team.",
+     "Just wrapped up my first week at Stripe and the onboarding has been intense.",
+     "Which company am I working for?"),
+    ("My partner and I rent a one-bedroom flat in Leith.",
+     "Now that we've bought our own place in Portobello, the commute is a bit longer.",
+     "Where do we live?"),
+    ("I've been using a Kindle Paperwhite for all my reading.",
+     "My new Kobo Libra arrived and I love the page-turn buttons.",
+     "What e-reader do I use?"),
+    ("Lately I'm obsessed with sourdough baking on weekends.",
+     "These days my weekends are all about woodworking, the sourdough starter died ages ago.",
+     "What's my weekend hobby?"),
+    ("Our son Theo is four and goes to the Little Acorns nursery.",
+     "Theo turned five and started reception at Hillside Primary in September.",
+     "Where does Theo go during the day?"),
+    ("I'm paying 45 a month for my gym membership at PureGym.",
+     "The gym membership went up to 52 a month, which is annoying.",
+     "How much is my gym membership?"),
+    ("My manager is Priya, she's great at shielding us from meetings.",
+     "Daniel, who replaced Priya as my manager, wants weekly one-to-ones.",
+     "Who is my manager?"),
+    ("I commute about 25 minutes by bus.",
+     "Working from home full time now, so no commute at all.",
+     "How long is my commute?"),
+    ("My running watch is a Garmin Forerunner 245.",
+     "I've been testing the Coros Pace 3 I got for my birthday on all my runs.",
+     "Which running watch do I use?"),
+    ("We're planning the wedding for June next year in Cornwall.",
+     "We pushed the wedding back to September because the venue double-booked.",
+     "When is our wedding?"),
+    ("I take my coffee black, no sugar.",
+     "Ever since the dentist's lecture I've given up coffee and drink rooibos in the mornings.",
+     "What do I drink in the mornings?"),
+    ("I'm on the 12-week couch to 5K plan, in week 3.",
+     "Signed up for my first half marathon in October, training four days a week.",
+     "What am I training for?"),
+    ("My laptop is a ThinkPad T480 from work.",
+     "The company issued me a MacBook Pro M3 and took the ThinkPad back.",
+     "What laptop do I use for work?"),
+    ("I'm vegetarian, have been for about two years.",
+     "I started eating fish again on the doctor's advice, so pescatarian now.",
+     "What is my diet?"),
+    ("We have one child, our daughter Ella.",
+     "Baby Sam was born on the 3rd, so Ella is a big sister!",
+     "How many children do we have?"),
+    ("My rent is £1,150 a month for the flat.",
+     "The landlord's letter came: from next month the flat costs £1,290.",
+     "How much is my rent?"),
+    ("I listen to music on Spotify Premium.",
+     "Cancelled Spotify, I'm on Apple Music with the family plan.",
+     "Which music streaming service do I use?"),
+    ("My best friend Tom lives around the corner from me.",
+     "Tom relocated to Singapore for work, we mostly video call now.",
+     "Where does my friend Tom live?"),
+    ("I cycle around town on a Trek hybrid.",
+     "Someone stole the Trek, so I'm riding a Brompton folding bike now.",
+     "What bike do I ride?"),
+    ("Our team uses Jira for tickets.",
+     "We migrated all our tickets to Linear last sprint, Jira is gone.",
+     "What do we use to track tickets?"),
+    ("My mum is in a care home in Leeds.",
+     "We brought mum to live with us, her room is the old study.",
+     "Where does my mum live?"),
+    ("I do yoga twice a week at the studio.",
+     "My physio has me doing Pilates three times a week instead.",
+     "What exercise classes do I do each week?"),
+    ("My phone plan is with EE, 30GB for £20.",
+     "I'm on a Giffgaff SIM now, unlimited data for £25.",
+     "Which mobile network am I on?"),
+    ("My daily step goal is 8,000.",
+     "I raised my step goal to 10,000 in the new year.",
+     "What's my daily step goal?"),
+]
+ZH_DEV3: list[tuple[str, str, str]] = [
+    ("我在腾讯做产品经理。", "这周刚入职字节跳动，新同事都挺好的。", "我现在在哪家公司上班？"),
+    ("我用的是Kindle看电子书。", "新买的掌阅阅读器到了，翻页手感很好。", "我现在用什么电子阅读器？"),
+    ("我每天坐地铁通勤，大概四十分钟。", "公司允许全职远程办公了，再也不用挤地铁。", "我现在怎么通勤？"),
+    ("我们家有一个孩子，是女儿。", "二宝出生了，是个男孩，女儿当姐姐了。", "我们家现在有几个孩子？"),
+    ("我的月薪是一万二。", "年中调薪后，月薪涨到一万五了。", "我现在月薪多少？"),
+    ("我的领导是张经理。", "张经理调走了，新来的领导是刘总。", "我现在的领导是谁？"),
+    ("我周末喜欢去钓鱼。", "最近周末都在学打羽毛球，鱼竿好久没碰了。", "我周末一般做什么？"),
+    ("我们的婚礼定在明年五月。", "因为场地的问题，婚礼推到了十月。", "我们的婚礼在什么时候？"),
+    ("我爸妈住在老家哈尔滨。", "我把爸妈接到上海来住了。", "我爸妈现在住在哪？"),
+    ("我一直用华为手表记录跑步。", "生日收到一块佳明手表，现在跑步都戴它。", "我现在跑步用什么手表？"),
+    ("我每天走八千步。", "今年开始我把目标提高到一万步。", "我每天的步数目标是多少？"),
+    ("我吃素已经两年了。", "听医生的建议，我开始吃鱼了。", "我现在的饮食习惯是什么？"),
+]
+
+SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2),
+          "dev3": (EN_DEV3, ZH_DEV3)}
 
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
@@ -377,8 +471,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "-facet order": {"facet_order": False},
     "-facet words": {"facet_words": False},
     "-now band": {"now_band": 0.0},
-    "-all five": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
-                  "now_band": 0.0, "version_depth": 0},
+    "-now standouts": {"now_gap": 0.0},
+    "-all six": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
+                 "now_band": 0.0, "now_gap": 0.0, "version_depth": 0},
 }
 
 
@@ -442,10 +537,11 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
-                   help="test: the facts reported (default); dev, dev2: other facts, for tuning")
+                   help="test: the facts reported (default); dev, dev2, dev3: other facts, "
+                        "for tuning")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
-                        "knowledge_updates_<split>.json (dev, dev2)")
+                        "knowledge_updates_<split>.json (dev, dev2, dev3)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list the changes the default recall gets wrong")
     args = p.parse_args(argv)

@@ -73,7 +73,7 @@ _REQUEST_ZH = re.compile(r"^\s*(?:请|帮我|给我|能不能|能否|可以|麻�
 # Words saying a value changed (the newer message of a pair must say one for a name).
 _CHANGE_EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing) (?:to|from|back)|relocat(?:ed|ing)|"
-    r"instead|no longer|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|sold|bought|grew|"
+    r"migrat(?:ed|ing)|instead|no longer|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|sold|bought|grew|"
     r"shrank|shrunk|went (?:part|full)[- ]time|remortgag(?:ed|ing)|refinanc(?:ed|ing)|adopted|"
     r"passed (?:the|my)|not any ?more|any ?more|(?:given|gave) up|dropped|quit|left (?:my|the)|"
     r"start(?:ed|ing) (?:at|with|working)|joined|bump(?:ed)? (?:up|to)|bumped|swapped|"
@@ -178,12 +178,12 @@ _NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
 # (for a stored link "from 9 to 5" or "up to 8 people" says too little; for two messages
 # found for one question about now, it is enough: "I'm down to 4 vacation days")
 # Chinese words of a change followed by where it went (换成X, 搬到X)
-_TO_ZH = "换成|换到|换了|改成|改到|改为|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到"
+_TO_ZH = "换成|换到|换了|改成|改到|改为|推到|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到"
 _CHANGE_TO = re.compile(
     r"\bfrom\s+\S+(?:\s+\S+){0,3}\s+to\s+\w|"
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"
     r"lower(?:ed|ing)|push(?:ed)?|replac(?:ed|ing)|extended|shortened|handed|down|up|"
-    r"upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|grew)\s+"
+    r"upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|grew|migrat(?:ed|ing))\s+"
     r"(?:[\w'-]+\s+){0,4}?(?:to|into|for|with|over)\s+\w|\binstead of\b|\bjoined\s+\w|"
     r"改[喝吃用骑坐去住穿听看玩学练]|" + _TO_ZH, re.I)
 # where a change went, read as words: "downgraded Netflix to the basic plan" -> basic plan

@@ -111,6 +111,12 @@ class RecallTuning:
     #: goes above the one naming the old, with or without a link between them
     now_band: float = 0.7
     now_depth: int = 20
+    #: a question about now: when the best ``now_standouts`` episodes or fewer (at least
+    #: two) stand apart from the rest (the last of them scores ``now_gap`` x the next and
+    #: at least ``now_floor`` x the best), they come newest first (``now_gap`` 0: off)
+    now_gap: float = 1.5
+    now_floor: float = 0.3
+    now_standouts: int = 3
     #: a question's full-text search also looks for the other words of each facet (group of
     #: words for one personal fact: manager, home, rent...) it names (graphmem._facets)
     facet_words: bool = True
@@ -174,6 +180,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-score fusion": replace(DEFAULT_TUNING, fusion="rrf", fulltext_weight=0.4),
     "-window before": replace(DEFAULT_TUNING, window_before=-0.6),
     "-now band": replace(DEFAULT_TUNING, now_band=0.0),
+    "-now standouts": replace(DEFAULT_TUNING, now_gap=0.0),
     "-facet words": replace(DEFAULT_TUNING, facet_words=False),
     "-facet order": replace(DEFAULT_TUNING, facet_order=False),
     "-facet lift": replace(DEFAULT_TUNING, facet_lift=0.0),

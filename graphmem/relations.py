@@ -93,6 +93,9 @@ class GroupResult:
 
     node_for: list[str | None] = field(default_factory=list)
     new_nodes: list[str] = field(default_factory=list)
+    #: (later episode, earlier episode, reason): a claim of this write made a relation
+    #: that supersedes one an earlier episode evidenced ("works at Shopify -> Stripe")
+    replaced: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -125,6 +128,7 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
                                      if claim in node.claims and not claim.stop), None))
     if not fresh:
         return result
+    result.replaced = _replaced_episodes(desired, edges, set(fresh), statements[0].predicate)
 
     display = _display_map(rows.values(), statements)
     creates: list[tuple[DesiredNode, Row]] = []
@@ -244,6 +248,33 @@ def _append(raw: str | None, entry: list[Any]) -> str:
     log = json.loads(raw) if raw else []
     log.append(entry)
     return json.dumps(log)
+
+
+def _replaced_episodes(desired: list[DesiredNode], edges: set[tuple[str, str, str]],
+                       fresh: set[Claim], predicate: str) -> list[tuple[str, str, str]]:
+    """(later episode, earlier episode, reason) for each relation that supersedes another
+    where a fresh claim (of this write) evidences either: the messages that evidence the
+    two are versions of one fact."""
+    by_id = {n.id: n for n in desired}
+    out: list[tuple[str, str, str]] = []
+    for kind, src, dst in sorted(edges):
+        if kind != "SUPERSEDES" or src not in by_id or dst not in by_id:
+            continue
+        new, old = by_id[src], by_id[dst]
+        new_eps, old_eps = _evidence(new, fresh), _evidence(old, fresh)
+        why = f"{predicate.replace('_', ' ')} {old.obj} -> {new.obj}"
+        out += [(a, b, why) for a in sorted(new_eps) for b in sorted(old_eps)
+                if a != b and (new_eps[a] or old_eps[b])]
+    return out
+
+
+def _evidence(node: DesiredNode, fresh: set[Claim]) -> dict[str, bool]:
+    """The episodes whose claims say ``node``'s object: is one of them fresh?"""
+    out: dict[str, bool] = {}
+    for c in node.claims:
+        if c.episode_id and not c.stop and c.obj == node.obj:
+            out[c.episode_id] = out.get(c.episode_id, False) or c in fresh
+    return out
 
 
 def _chain_edges(store: Store, plan: WritePlan, ids: list[str],

@@ -346,9 +346,11 @@ class MemoryService:
                                            EntityRef(st.object_id, st.object, False)])
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
-            node_for = self._write_statements(plan, statements) if statements else []
+            replaced: list[tuple[str, str, str]] = []
+            node_for = self._write_statements(plan, statements, replaced) if statements else []
             plan_versions(self.store, plan, fresh, vectors, self.embedder.embed,  # same plan
                           passages)
+            self._link_replaced(plan, replaced, fresh)
             self.apply(plan)
             return fresh, known, node_for, per_episode, mentions, skipped
 
@@ -473,9 +475,11 @@ class MemoryService:
                          importance=importance, subject_key=normalize(subj.name),
                          object_key=normalize(objr.name), scope=scope, session_id=session_id)
 
-    def _write_statements(self, plan: WritePlan,
-                          statements: list[Statement]) -> list[str | None]:
-        """The relation node of each statement, in order (None for a stop claim)."""
+    def _write_statements(self, plan: WritePlan, statements: list[Statement],
+                          replaced: list[tuple[str, str, str]] | None = None
+                          ) -> list[str | None]:
+        """The relation node of each statement, in order (None for a stop claim); into
+        ``replaced``, the (later, earlier, reason) episodes whose relations superseded."""
         groups: dict[str, list[int]] = defaultdict(list)
         for n, st in enumerate(statements):
             groups[st.group(plan.user_id)].append(n)
@@ -485,7 +489,34 @@ class MemoryService:
                                   self.embedder.embed, self.embedder.model_id)
             for n, node_id in zip(members, res.node_for, strict=True):
                 out[n] = node_id
+            if replaced is not None:
+                replaced.extend(res.replaced)
         return out
+
+    def _link_replaced(self, plan: WritePlan, replaced: list[tuple[str, str, str]],
+                       fresh: list[PreparedEpisode]) -> None:
+        """A message whose relation superseded one an earlier message evidenced restates
+        that message with a new value: the same SUPERSEDES edge between the two episodes
+        as ``plan_versions`` draws from their words ("Just wrapped up my first week at
+        Stripe" after "I work as a backend developer at Shopify"), so recall gives the
+        newer message for a question about now. Only when the later relation was also
+        said later (a change told later but dated earlier is no newer message)."""
+        if not replaced:
+            return
+        linked = {(e["src"], e["dst"]) for rows in plan.episode_links.values() for e in rows}
+        linked |= {(e["dst"], e["src"]) for rows in plan.episode_links.values() for e in rows}
+        said = {p.id: to_ms(p.occurred_at) or 0 for p in fresh}
+        stored = sorted({e for a, b, _ in replaced for e in (a, b)} - set(said))
+        said.update({str(r["id"]): int(r.get("occurredAt") or 0)
+                     for r in self.store.nodes("Episode", plan.user_id, stored)
+                     if r.get("forgottenAt") is None} if stored else {})
+        for a, b, why in dict.fromkeys(replaced):
+            if (a, b) in linked or a == b or a not in said or b not in said \
+                    or said[a] <= said[b]:
+                continue
+            linked.add((a, b))
+            plan.link_episodes("SUPERSEDES", a, b, {"at": plan.at, "reason": why,
+                                                    "score": 0.9})
 
     # ------------------------------------------------------------------ reads
 

@@ -142,6 +142,11 @@ FOUND: list[tuple[str, set[Key]]] = [
      {_u("works_at", "St Mary's"), _u("has_role", "nurse")}),
     ("我家有条金毛叫旺财。", {_u("has_pet", "旺财")}),
     ("我用的是华为手机。", {_u("uses", "Huawei phone")}),
+    # a new employer, a new thing, a new home for the user's things, said in passing
+    ("Just wrapped up my first week at Stripe and the onboarding has been intense.",
+     {_u("works_at", "Stripe")}),
+    ("My new Kobo Libra arrived today.", {_u("uses", "Kobo Libra")}),
+    ("I moved all my photos over to Google Photos.", {_u("uses", "Google Photos")}),
 ]
 
 
@@ -171,6 +176,9 @@ NOTHING = [
     "I don't eat sweets every day.", "I would eat sushi every day if I could.",
     "My dad plays golf every weekend.", "My laptop runs hot.", "他不吃香菜。",
     "I moved the sofa out of the lounge into the garage.",
+    # a first day somewhere unnamed, a new thing that is no name, moving a thing somewhere
+    "My first day at the new school was fine.", "My new glasses arrived.",
+    "I moved my desk to the spare room.",
     # secrets
     "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
     "我的支付宝密码是883921。",

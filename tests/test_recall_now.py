@@ -13,7 +13,12 @@ import pytest
 from graphmem._facets import facets_of, on_facet, synonyms
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
-from graphmem.recall import asks_past, asks_yes_no, newest_first_among_equals
+from graphmem.recall import (
+    asks_past,
+    asks_yes_no,
+    newest_first_among_equals,
+    newest_first_among_standouts,
+)
 from graphmem.recall_model import RecallItem, Scores
 from graphmem.service import MemoryService
 
@@ -39,6 +44,29 @@ def test_one_strong_episode_changes_nothing() -> None:
     items = [item(0, 10.0, 1), item(1, 2.0, 50)]
     newest_first_among_equals(items, 0.6, 10)
     assert [i.id for i in items] == ["i0", "i1"]
+
+
+def test_two_standouts_come_newest_first() -> None:
+    # the old version matches the question's words twice as well as the new one, and both
+    # stand far above the rest: newest first, a relation between them keeps its place
+    items = [item(0, 30.0, 1), item(1, 20.0, 50, MemoryKind.RELATION), item(2, 14.0, 90),
+             item(3, 7.0, 95), item(4, 6.5, 99)]
+    newest_first_among_standouts(items, 1.5, 0.3, 3, 20)
+    assert [i.id for i in items] == ["i2", "i1", "i0", "i3", "i4"]
+    assert [i.score for i in items] == [30.0, 20.0, 14.0, 7.0, 6.5]
+
+
+@pytest.mark.parametrize(("scores", "moved"), [
+    ((30.0, 14.0, 11.0, 10.0), False),  # no gap after the second or third
+    ((30.0, 8.0, 3.0), False),  # the second is far below the best: no answer of its own
+    ((30.0, 14.0, 13.0, 5.0), True),  # three stand out: the newest of them first
+    ((30.0, 14.0), False),  # nothing after them to stand apart from
+])
+def test_standouts_need_a_gap_and_a_floor(scores: tuple[float, ...], moved: bool) -> None:
+    # the later an item's index, the newer it is
+    items = [item(n, s, 10 * n) for n, s in enumerate(scores)]
+    newest_first_among_standouts(items, 1.5, 0.3, 3, 20)
+    assert (items[0].id != "i0") is moved
 
 
 @pytest.mark.parametrize(("question", "past", "yes_no"), [
@@ -78,10 +106,10 @@ def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemorySe
     tuning = service._recaller.tuning
     # the hashing embedder scores the newer message ~0.45 of the older: a band of 0.4
     # takes both, the band off keeps the order by score
-    service._recaller.tuning = replace(tuning, now_band=0.0, facet_order=False)
+    service._recaller.tuning = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False)
     assert _order(service, user, "What do I drink with breakfast every morning?",
                   reference_time=later)[:2] == [old, new]
-    service._recaller.tuning = replace(tuning, now_band=0.4, facet_order=False)
+    service._recaller.tuning = replace(tuning, now_band=0.4, now_gap=0.0, facet_order=False)
     assert _order(service, user, "What do I drink with breakfast every morning?",
                   reference_time=later)[:2] == [new, old]
     for other in ("Do I drink hot chocolate with breakfast every morning?",  # yes/no
@@ -150,10 +178,10 @@ def test_messages_on_the_asked_facet_come_newest_first(service: MemoryService,
     later = T0 + timedelta(days=100)
     question = "To whom do I report now?"
     tuning = replace(service._recaller.tuning, version_depth=0)  # facet order alone
-    service._recaller.tuning = replace(tuning, now_band=0.0, facet_order=False)
+    service._recaller.tuning = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False)
     off = _order(service, user, question, reference_time=later)
     assert off.index(old) < off.index(new)  # by score, the old message leads
-    service._recaller.tuning = replace(tuning, now_band=0.0)
+    service._recaller.tuning = replace(tuning, now_band=0.0, now_gap=0.0)
     on = _order(service, user, question, reference_time=later)
     assert on.index(new) < on.index(old)
     assert set(on) == set(off)  # reordered, nothing added or dropped
@@ -196,7 +224,7 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     later = T0 + timedelta(days=30)
     # the lift alone: no other words of the facet searched, no newest-first order after it
     tuning = replace(service._recaller.tuning, facet_words=False, facet_order=False,
-                     now_band=0.0)
+                     now_band=0.0, now_gap=0.0)
     service._recaller.tuning = replace(tuning, facet_lift=0.0)
     off = _order(service, user, "To whom do I report now?", reference_time=later)
     service._recaller.tuning = tuning
@@ -261,7 +289,7 @@ def test_newer_versions_come_first_without_a_stored_link(service: MemoryService,
     assert service.store.episode_versions(user, [old, new]) == []  # no link stored
     later = T0 + timedelta(days=70)
     question = "Which running shoes do I use now?"
-    tuning = replace(service._recaller.tuning, facet_order=False, now_band=0.0)
+    tuning = replace(service._recaller.tuning, facet_order=False, now_band=0.0, now_gap=0.0)
     service._recaller.tuning = replace(tuning, version_depth=0)
     off = _order(service, user, question, reference_time=later)
     service._recaller.tuning = tuning
@@ -282,7 +310,7 @@ def test_these_days_asks_about_now(service: MemoryService, user: str) -> None:
     new = _say(service, user, 90, "I switched my usual drink to green tea.")
     later = T0 + timedelta(days=100)
     question = "What do I drink with breakfast these days?"
-    tuning = replace(service._recaller.tuning, now_band=0.0, facet_order=False)
+    tuning = replace(service._recaller.tuning, now_band=0.0, now_gap=0.0, facet_order=False)
     service._recaller.tuning = replace(tuning, version_depth=0)
     assert _order(service, user, question, reference_time=later)[:2] == [old, new]
     service._recaller.tuning = tuning

@@ -29,6 +29,17 @@ EARLY_RULES: list[Rule] = [
     _rule("stop_like", r"\bno\s+more\s+(?P<obj>[\w' -]{1,30}?)\s+for\s+me\b", subject="self"),
     _rule("works", r"\b(?:joined|started\s+at)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}?(?:called|"
           r"named)\s+(?P<obj>(?-i:[A-Z])[^.;!?,]*)", self_only=True),
+    # "just wrapped up my first week at Stripe": a new employer, said in passing
+    _rule("works", r"\bmy\s+first\s+(?:full\s+)?(?:day|week|month|shift)\s+(?:at|with)\s+"
+          r"(?P<obj>(?-i:[A-Z0-9])[^.;!?,]*)", subject="self"),
+    # "we migrated all our tickets to Linear": what the user's things live in now (a name)
+    _rule("now_use", r"\b(?:migrated|moved|ported|transferred)\s+(?:all\s+)?(?:of\s+)?(?:my|our)"
+          r"\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?(?:to|into|onto)\s+"
+          r"(?P<obj>(?-i:[A-Z])[^.;!?,]*)"),
+    # "my new Kobo Libra arrived": a new thing of the user's, named
+    _rule("use", r"\bmy\s+new\s+(?P<obj>(?-i:[A-Z]|i[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,3})\s+"
+          r"(?:has\s+|finally\s+|just\s+)*(?:arrived|came|showed\s+up|got\s+delivered|is\s+here)\b",
+          subject="self"),
     _rule("relocate", r"\b(?:after|since)\s+(?:moving|relocating)\s+(?:back\s+)?to\s+"
           r"(?P<obj>[^,;.!?]+?)(?=\s*,?\s+I\s)", subject="self"),
     _rule("relocate", r"\b(?:relocated|relocating|relocate)\s+(?:back\s+)?to\s+" + _O),

@@ -8,7 +8,7 @@ both time axes (``items``) -> fuse (``fuse``: weighted reciprocal-rank or stando
 conversational context (``context``: turns next to strong hits inherit part of their
 score) -> recency / frequency / importance / time terms (``fuse``) -> episode versions
 (``_recall_versions``), for a question about now newest first on its facets and among
-equals, per-kind quotas (``order``) -> provenance and conflicts (``explain``).
+equals or among the few that stand apart from the rest, per-kind quotas (``order``) -> provenance and conflicts (``explain``).
 
 Why the question is rewritten before searching: a person's name in a question ("When did
 Caroline go to the support group?") pulls both the vector and the full-text search towards
@@ -30,7 +30,11 @@ from graphmem.recall.fuse import _fuse as _fuse
 from graphmem.recall.fuse import _standout as _standout
 from graphmem.recall.items import in_scope
 from graphmem.recall.orchestrator import Recaller
-from graphmem.recall.order import newest_first_among_equals, newest_first_on_facet
+from graphmem.recall.order import (
+    newest_first_among_equals,
+    newest_first_among_standouts,
+    newest_first_on_facet,
+)
 from graphmem.recall_access import AccessTracker, SpeakerCache
 from graphmem.recall_model import (
     ABLATIONS,
@@ -46,4 +50,4 @@ from graphmem.recall_model import (
 __all__ = ["ABLATIONS", "DEFAULT_TUNING", "AccessTracker", "Conflict", "RecallItem",
            "RecallResult", "RecallTuning", "Recaller", "Scores", "Source", "SpeakerCache",
            "asks_past", "asks_yes_no", "in_scope", "newest_first_among_equals",
-           "newest_first_on_facet"]
+           "newest_first_among_standouts", "newest_first_on_facet"]

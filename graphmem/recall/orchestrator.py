@@ -22,6 +22,7 @@ from graphmem.recall.order import (
     lift_on_facet,
     newer_versions_first,
     newest_first_among_equals,
+    newest_first_among_standouts,
     newest_first_on_facet,
     relation_sources,
 )
@@ -118,6 +119,9 @@ class Recaller:
                 newest_first_on_facet(items, c.rows, facets, t.facet_depth)
             if t.now_band > 0:
                 newest_first_among_equals(items, t.now_band, t.now_depth)
+            if t.now_gap > 0:
+                newest_first_among_standouts(items, t.now_gap, t.now_floor,
+                                             t.now_standouts, t.now_depth)
             if t.version_depth > 0:
                 sources = relation_sources(
                     items, c.rows, t.version_depth,

@@ -168,6 +168,26 @@ def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) 
     _newest_first(items, [n for n in places if items[n].score >= band * best])
 
 
+def newest_first_among_standouts(items: list[RecallItem], gap: float, floor: float,
+                                 most: int, depth: int) -> None:
+    """Reorder, in place, the (at most ``most``) best episodes among the first ``depth``
+    items when they stand apart from the rest: the last of them scores at least ``gap`` x
+    the next episode and at least ``floor`` x the best. Newest first, in their places.
+    A question about now with two clear answers far above everything else ("Which running
+    watch do I use?": the message naming the Garmin, the later one naming the Coros) most
+    likely has an old and a new version of one fact, even when the new one matches the
+    question's words half as well and no word of change links them."""
+    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+    best = items[places[0]].score if places else 0.0
+    for i in range(1, min(most, len(places) - 1)):
+        here, after = items[places[i]].score, items[places[i + 1]].score
+        if here < floor * best:
+            return
+        if here >= gap * after:
+            _newest_first(items, places[:i + 1])
+            return
+
+
 def _quota(items: list[RecallItem], limit: int, kinds: list[MemoryKind]) -> list[RecallItem]:
     """Top items with no kind taking more than its share while others have candidates."""
     if len(kinds) == 1:
