@@ -79,7 +79,8 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("deadline", "deadline, due, hand in, turn in, submit, submission, cutoff"),
     _en("drink", "drink, beverage", "coffee, tea, espresso, latte, cappuccino, matcha, "
                                     "hot chocolate, cocoa, juice, smoothie"),
-    _en("diet", "diet, eat, food, cuisine, breakfast, lunch, dinner", "vegetarian, vegan"),
+    _en("diet", "diet, eat, food, cuisine, breakfast, lunch, dinner",
+        "vegetarian, vegan, pescatarian, keto, gluten-free, plant-based"),
     _en("editor", "editor, IDE, coding setup", "vim, neovim, emacs, vs code, vscode, "
                   "visual studio, zed, helix, sublime, intellij, pycharm"),
     _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook"),
@@ -92,7 +93,7 @@ EN_FACETS: tuple[Facet, ...] = (
                    "married"),
     _en("children", "kid, son, daughter, child, children, baby"),
     _en("exercise", "exercise, workout, sport, gym", "running, jog, swim, yoga, climbing, "
-                    "cycling, marathon, personal best"),
+                    "cycling, marathon, personal best, pilates"),
     _en("health", "allergy, allergic, medication, medicine, doctor, diagnosed"),
     _en("weight", "weigh, weight, kg, kilos, pounds"),
     _en("study", "school, university, college, degree, course, studying, major"),
@@ -109,7 +110,7 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("income", "工资 薪水 收入 月薪 年薪 涨薪"),
     _zh("deadline", "截止 最晚 期限 到期 交"),
     _zh("drink", "饮料 喝", "咖啡 茶 拿铁 可可 豆浆 牛奶 果汁"),
-    _zh("diet", "饮食 忌口 早餐 午饭 晚饭", "吃素"),
+    _zh("diet", "饮食 忌口 早餐 午饭 晚饭", "吃素 素食 吃鱼 吃肉"),
     _zh("editor", "编辑器 写代码 写程序",
         "IDE, Vim, vim, Neovim, Emacs, VS Code, VSCode, PyCharm, Sublime, Helix, IntelliJ"),
     _zh("device", "手机 电脑 笔记本 平板"),

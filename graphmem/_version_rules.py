@@ -73,7 +73,8 @@ _REQUEST_ZH = re.compile(r"^\s*(?:请|帮我|给我|能不能|能否|可以|麻�
 # Words saying a value changed (the newer message of a pair must say one for a name).
 _CHANGE_EN = re.compile(
     r"\b(?:switch(?:ed|ing)?|chang(?:ed|ing)|mov(?:ed|ing) (?:to|from|back)|relocat(?:ed|ing)|"
-    r"migrat(?:ed|ing)|instead|no longer|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|sold|bought|grew|"
+    r"migrat(?:ed|ing)|instead|no longer|upgrad(?:ed|ing)|downgrad(?:ed|ing)|renew(?:ed|ing)|"
+    r"sold|bought|grew|"
     r"shrank|shrunk|went (?:part|full)[- ]time|remortgag(?:ed|ing)|refinanc(?:ed|ing)|adopted|"
     r"passed (?:the|my)|not any ?more|any ?more|(?:given|gave) up|dropped|quit|left (?:my|the)|"
     r"start(?:ed|ing) (?:at|with|working)|joined|bump(?:ed)? (?:up|to)|bumped|swapped|"

@@ -37,8 +37,8 @@ EARLY_RULES: list[Rule] = [
           r"\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?(?:to|into|onto)\s+"
           r"(?P<obj>(?-i:[A-Z])[^.;!?,]*)"),
     # "my new Kobo Libra arrived": a new thing of the user's, named
-    _rule("use", r"\bmy\s+new\s+(?P<obj>(?-i:[A-Z]|i[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,3})\s+"
-          r"(?:has\s+|finally\s+|just\s+)*(?:arrived|came|showed\s+up|got\s+delivered|is\s+here)\b",
+    _rule("use", r"\bmy\s+new\s+(?P<obj>(?-i:[A-Z]|i[A-Z])[\w-]*(?:\s+(?-i:[A-Z0-9])[\w-]*){0,3})"
+          r"\s+(?:has\s+|finally\s+|just\s+)*(?:arrived|came|showed\s+up|got\s+delivered|is\s+here)\b",
           subject="self"),
     _rule("relocate", r"\b(?:after|since)\s+(?:moving|relocating)\s+(?:back\s+)?to\s+"
           r"(?P<obj>[^,;.!?]+?)(?=\s*,?\s+I\s)", subject="self"),

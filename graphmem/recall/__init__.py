@@ -7,8 +7,9 @@ indexes, then graph expansion from the entities those hits touch) -> load and fi
 both time axes (``items``) -> fuse (``fuse``: weighted reciprocal-rank or standout fusion) ->
 conversational context (``context``: turns next to strong hits inherit part of their
 score) -> recency / frequency / importance / time terms (``fuse``) -> episode versions
-(``_recall_versions``), for a question about now newest first on its facets and among
-equals or among the few that stand apart from the rest, per-kind quotas (``order``) -> provenance and conflicts (``explain``).
+(``_recall_versions``), for a question about now newest first on its facets, among equals
+and among the few that stand apart from the rest, per-kind quotas (``order``) ->
+provenance and conflicts (``explain``).
 
 Why the question is rewritten before searching: a person's name in a question ("When did
 Caroline go to the support group?") pulls both the vector and the full-text search towards
