@@ -54,7 +54,7 @@ _GENERIC = frozenset("""
 today tonight tomorrow yesterday week weekend month year day time
 now still new old just realli actual final also alway never ever thing lot bit much mani
 got get go went come came make made take took say said tell told know think want need
-like feel look one two first last next anoth again
+like feel look one two first last next anoth again turn
 everi daili usual often sometim morn evening night
 今天 明天 昨天 今晚 晚上 早上 下午 上午 这周 上周 周末 今年 去年 明年 最近 现在 如今 目前
 以后 之后 已经 还是 一下 一直 终于 真的 其实 觉得 知道 时候 一个 一起 感觉 可以 开始

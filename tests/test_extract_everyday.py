@@ -105,7 +105,9 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("I keep my notes in Obsidian and my tasks in TickTick.",
      {_u("uses", "Obsidian"), _u("uses", "TickTick")}),
     ("At the office we're on Slack.", {("project", "uses", "Slack", False)}),
-    ("I traded my Kindle for a Kobo.", {_u("uses", "Kindle", True), _u("uses", "Kobo")}),
+    # a known kind of thing (e-readers): a switch also moves the preference
+    ("I traded my Kindle for a Kobo.", {_u("uses", "Kindle", True), _u("uses", "Kobo"),
+                                        _u("prefers", "Kindle", True), _u("prefers", "Kobo")}),
     ("Lately I'm on almond milk instead of regular milk.",
      {_u("prefers", "milk", True), _u("prefers", "almond milk")}),
     # tastes said as idioms, an allergy said as what one cannot eat
@@ -147,6 +149,8 @@ FOUND: list[tuple[str, set[Key]]] = [
      {_u("works_at", "Stripe")}),
     ("My new Kobo Libra arrived today.", {_u("uses", "Kobo Libra")}),
     ("I moved all my photos over to Google Photos.", {_u("uses", "Google Photos")}),
+    ("My running watch is a Garmin Forerunner 245.", {_u("uses", "Garmin Forerunner 245")}),
+    ("My e-reader is a Kobo Clara.", {_u("uses", "Kobo Clara")}),
 ]
 
 
@@ -178,7 +182,7 @@ NOTHING = [
     "I moved the sofa out of the lounge into the garage.",
     # a first day somewhere unnamed, a new thing that is no name, moving a thing somewhere
     "My first day at the new school was fine.", "My new glasses arrived.",
-    "I moved my desk to the spare room.",
+    "I moved my desk to the spare room.", "My watch is broken.",
     # secrets
     "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
     "我的支付宝密码是883921。",

@@ -81,6 +81,21 @@ def test_a_change_dated_before_what_was_said_earlier_links_nothing(store: Any,
     assert _edges(service, user, [march, july]) == set()
 
 
+def test_a_new_device_of_one_kind_replaces_the_old_one(service: MemoryService,
+                                                      user: str) -> None:
+    # one e-reader at a time: the new one's relation supersedes the old, and so its
+    # message the old message, though the two share no word
+    old = service.add_episode(EpisodeIn(
+        user_id=user, content="I've been using a Kindle Paperwhite for all my reading.",
+        role="user", occurred_at=datetime(2025, 2, 3, tzinfo=UTC))).episode.id
+    new = service.add_episode(EpisodeIn(
+        user_id=user, content="My new Kobo Libra arrived and I love the page-turn buttons.",
+        role="user", occurred_at=datetime(2025, 6, 3, tzinfo=UTC))).episode.id
+    assert "Kobo Libra" in {r.object for r in service.relations(user)}
+    assert "Kindle Paperwhite" not in {r.object for r in service.relations(user)}
+    assert _edges(service, user, [old]) == {("SUPERSEDES", new, old)}
+
+
 def test_a_stop_links_no_episode(service: MemoryService, user: str) -> None:
     old = service.add_episode(EpisodeIn(
         user_id=user, content=OLD, role="user",

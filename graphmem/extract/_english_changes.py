@@ -32,7 +32,8 @@ _O = r"(?P<obj>(?:[^.;!?]|\.(?=\w))+)"
 _ORG = r"(?P<obj>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})"
 _EDITORISH = (r"(?:editor|text\s+editor|code\s+editor|ide|browser|web\s+browser|os|"
               r"operating\s+system|shell|terminal|phone|laptop|database|db|notes?\s+app|"
-              r"note-taking\s+app|password\s+manager|email\s+client|distro)")
+              r"note-taking\s+app|password\s+manager|email\s+client|distro|"
+              r"(?:running\s+|smart\s*|fitness\s+)?watch|e-?reader)")
 
 # Placed before the general rules of ``_english.RULES`` (earlier rules claim their span).
 CHANGE_RULES: list[Rule] = [
