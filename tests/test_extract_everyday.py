@@ -137,8 +137,9 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("I'm no longer with Accenture; I'm at Capgemini now.",
      {_u("works_at", "Accenture", True), _u("works_at", "Capgemini")}),
     ("I'm studying French on Babbel.", {_u("learning", "French"), _u("uses", "Babbel")}),
-    ("I migrated my passwords out of LastPass into Bitwarden.",
-     {_u("uses", "LastPass", True), _u("uses", "Bitwarden")}),
+    ("I migrated my passwords out of LastPass into Bitwarden.",  # a known kind: prefers too
+     {_u("uses", "LastPass", True), _u("uses", "Bitwarden"),
+      _u("prefers", "LastPass", True), _u("prefers", "Bitwarden")}),
     ("I'm learning guitar with Tom.", {_u("learning", "guitar")}),  # Tom is no tool
     ("I landed a new job as a nurse at St Mary's.",
      {_u("works_at", "St Mary's"), _u("has_role", "nurse")}),
@@ -151,6 +152,13 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("I moved all my photos over to Google Photos.", {_u("uses", "Google Photos")}),
     ("My running watch is a Garmin Forerunner 245.", {_u("uses", "Garmin Forerunner 245")}),
     ("My e-reader is a Kobo Clara.", {_u("uses", "Kobo Clara")}),
+    # "we" moving home is the household; "we" moving to a tool is the project
+    ("We moved to Bristol in August 2024.", {_u("lives_in", "Bristol")}),
+    ("We moved to Linear for our tickets.", {("project", "uses", "Linear", False)}),
+    # one thing of a kind in use, said as what it is
+    ("My work laptop is a Dell XPS.", {_u("uses", "Dell XPS")}),
+    ("我工作用的电脑是戴尔XPS。", {_u("uses", "Dell XPS")}),
+    ("我用的密码管理器是LastPass。", {_u("uses", "LastPass")}),
 ]
 
 
@@ -182,7 +190,8 @@ NOTHING = [
     "I moved the sofa out of the lounge into the garage.",
     # a first day somewhere unnamed, a new thing that is no name, moving a thing somewhere
     "My first day at the new school was fine.", "My new glasses arrived.",
-    "I moved my desk to the spare room.", "My watch is broken.",
+    "I moved my desk to the spare room.", "My watch is broken.", "We moved to the suburbs.",
+    "我朋友用的电脑是戴尔XPS。",
     # secrets
     "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
     "我的支付宝密码是883921。",

@@ -139,6 +139,27 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Conda": ("Anaconda", "Miniconda"),
         "Homebrew": ("brew",),
     },
+    # one laptop, one password manager, one reader and one watch at a time, as with
+    # phones: a new one replaces the old
+    "laptop": {
+        "MacBook Pro": (),
+        "MacBook Air": (),
+        "MacBook": (),
+        "ThinkPad": ("Lenovo ThinkPad",),
+        "ThinkPad X1": ("ThinkPad X1 Carbon", "X1 Carbon"),
+        "Dell XPS": ("XPS", "戴尔XPS"),
+        "Surface Laptop": ("Microsoft Surface Laptop",),
+        "Framework Laptop": (),
+        "MateBook": ("Huawei MateBook", "华为MateBook"),
+    },
+    "password_manager": {
+        "1Password": (),
+        "Bitwarden": (),
+        "LastPass": (),
+        "KeePassXC": ("KeePass",),
+        "Dashlane": (),
+        "Proton Pass": (),
+    },
     # one reader and one watch at a time, as with phones: a new one replaces the old
     "e_reader": {
         "Kindle": ("Amazon Kindle",),

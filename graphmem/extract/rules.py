@@ -69,6 +69,15 @@ _OBJECT_TYPE = {
     "has_pet": "animal", "learned": "lesson", "goes": "activity",
 }
 _UNDATED = frozenset({"plans_to", "goal"})
+# words of software work: "we moved to X" among them moves a project to a tool, else it is
+# the speaker's household moving home ("We moved to Bristol in August")
+_WORK_WORDS = re.compile(
+    r"\b(?:code|codebase|repos?|stack|database|db|servers?|cluster|cloud|ci|pipelines?|"
+    r"backend|frontend|apps?|tools?|tooling|platform|framework|library|services?|tickets?|"
+    r"issues|docs|wiki|deploy\w*|hosting|infra\w*|team|sprint|projects?|migrat\w*|"
+    r"version|release|builds?|tests?|monorepo|vendor|provider|license|licence|plan|tier|"
+    r"company|organi[sz]ation|office|workspace|e-?mail|accounts?|software|system|suite)\b",
+    re.I)
 
 
 class _Emitter:
@@ -78,6 +87,7 @@ class _Emitter:
         self.speaker = speaker
         self.when: datetime | None = None
         self.index = index
+        self.sentence = ""
         self.relations: list[ExtractedRelation] = []
         self.entities: list[ExtractedEntity] = []
 
@@ -179,6 +189,11 @@ class _Emitter:
         elif k == "switch" or (k == "move_from" and (self._domain(o) or self._domain(hit.obj2))):
             self.tool(hit, subj, o, stop=True)
             self.tool(hit, subj, hit.obj2, choice=True)
+        elif k == "move" and hit.subject == "project" and self._domain(o) is None \
+                and not _WORK_WORDS.search(self.sentence):
+            if self.speaker and o[:1].isupper():  # "we moved to Bristol": a home
+                self._add(hit, (self.speaker, "person", None), "lives_in", o, "identity", True)
+            # "we moved to the suburbs": neither a tool nor a place to name
         elif k == "move" and (self._domain(o) or not person):
             self.tool(hit, subj, o, choice=True)  # a project "moves to" a tool, not a city
         elif k == "relocate" and self.speaker:  # people relocate, "we" included
@@ -284,6 +299,7 @@ class RuleExtractor:
                 if not found:
                     continue
                 emitter = _Emitter(speaker, index)
+                emitter.sentence = sentence
                 shared = _shared_groups(found)
                 for hit in found:
                     domain = _Emitter._domain(hit.obj, hit.domain_hint)
