@@ -56,7 +56,8 @@ CHANGE_RULES: list[Rule] = [
           self_only=True),
     # "my editor is VS Code": the thing named is in use
     _rule("use", r"\b(?P<who>my|our)\s+(?:main\s+|current\s+|daily\s+|primary\s+|default\s+|"
-          r"usual\s+|work\s+|home\s+|personal\s+)?" + _EDITORISH + r"\s+(?:of\s+choice\s+)?(?:is|=)\s+(?:now\s+)?" + _O,
+          r"usual\s+|work\s+|home\s+|personal\s+)?" + _EDITORISH
+          + r"\s+(?:of\s+choice\s+)?(?:is|=)\s+(?:now\s+)?" + _O,
           subject="self", extra={"check": "named"}),
     # what a device runs is in use: "my laptop runs Fedora now" (a known name only)
     _rule("use", r"\b(?P<who>my|our)\s+(?:new\s+|old\s+|work\s+|home\s+)?(?:laptop|computer|pc|"
