@@ -261,6 +261,8 @@ def _replaced_episodes(desired: list[DesiredNode], edges: set[tuple[str, str, st
         if kind != "SUPERSEDES" or src not in by_id or dst not in by_id:
             continue
         new, old = by_id[src], by_id[dst]
+        if new.obj == old.obj:
+            continue  # the same value again after another: no new version of it
         new_eps, old_eps = _evidence(new, fresh), _evidence(old, fresh)
         why = f"{predicate.replace('_', ' ')} {old.obj} -> {new.obj}"
         out += [(a, b, why) for a in sorted(new_eps) for b in sorted(old_eps)

@@ -173,7 +173,7 @@ RULES: list[Rule] = [
     _rule("lives", r"在(?P<obj>" + _NZ + r"{1,12}?)(?:住|生活|定居|居住)(?!过)",
           self_only=True),
     _rule("lives", r"(?:住在|居住在|定居在|定居于|生活在|现居|常住|住)"
-          r"(?![了过院宿着手口址的])" + _O, self_only=True),
+          r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
     _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
     _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转向|迁移到|迁到|改为)了?"
