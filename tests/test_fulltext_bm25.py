@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.store import _fulltext
 from graphmem.store._fulltext import rank
-from graphmem.store._text_terms import analyse, index_terms, query_terms
+from graphmem.store._text_terms import analyse, index_terms, query_terms, query_weights
 from graphmem.store.base import NodeWrite, WritePlan
 from graphmem.store.falkor import FalkorStore, tenant_graph
 
@@ -80,6 +80,29 @@ def test_chinese_word_found_in_unspaced_text(store, user: str) -> None:  # type:
                             "2": "今天公司开会开到很晚", "3": "我不吃香菜"})
     assert _ids(store.fulltext_search("Episode", user, "喜欢", 5), user) == ["1"]
     assert _ids(store.fulltext_search("Episode", user, "小林周末喜欢做什么？", 5), user) == ["1"]
+
+
+def test_a_character_of_a_longer_word_counts_less_than_the_word() -> None:
+    weights = query_weights("我的上级是谁")
+    assert weights["上级"] == 1.0
+    assert weights["上"] < 1.0 and weights["级"] < 1.0  # pieces of 上级 only
+    assert query_weights("我归谁管")["管"] == 1.0  # a word of its own in the question
+
+
+def test_the_message_naming_the_word_outranks_ones_sharing_its_characters(
+        store, user: str) -> None:  # type: ignore[no-untyped-def]
+    # what recall sends for 我现在归谁管: the question and its facet's words (上级, 领导...);
+    # everyday messages hold their common characters (上, 级, 老, 经, 理, 主, 报...)
+    query = "我现在归谁管 上级 领导 老板 经理 主管 汇报"
+    said = ("能帮我排个行程吗？我们有三天，想要走走逛逛也想放松。"
+            "赵敏调去别的组了，我的新上级是孙浩。")
+    pool = ["老师经常在上课前整理主要的报告", "上周导师让我们理一理现有的板书",
+            "经过级别评审，主要的报表已经导出", "现场管理有点乱，老同事上午来整理",
+            "主题报告的板块要理顺，导语上移"]
+    _episodes(store, user, {"word": said, **{f"n{i}": f"{pool[i % 5]}，第{i}次"
+                                              for i in range(20)}})
+    hits = _ids(store.fulltext_search("Episode", user, query, 5), user)
+    assert hits[0] == "word"
 
 
 def test_rare_term_match_ranks_above_common_term_match(store, user: str) -> None:  # type: ignore[no-untyped-def]

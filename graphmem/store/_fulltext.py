@@ -37,7 +37,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from graphmem.store._text_terms import ANALYZER_VERSION, index_terms, node_text, query_terms
+from graphmem.store._text_terms import (
+    ANALYZER_VERSION,
+    index_terms,
+    node_text,
+    query_terms,
+    query_weights,
+)
 from graphmem.store.base import Hit, Row
 from graphmem.store.queries import LABELS, Queries
 
@@ -145,7 +151,7 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
         if len(rows) >= cap:
             counted = stats.get((label, user_id, term), n, partial(_count, run, count, params))
             df[term] = max(holding, int(counted))
-    return rank(docs, df, n, avg, k)
+    return rank(docs, df, n, avg, k, query_weights(text))
 
 
 def _worth_reading(terms: list[str], stats: CorpusStats, label: str, user_id: str, n: int,
@@ -175,9 +181,12 @@ def _count(run: Run, text: str, params: dict[str, Any]) -> float:
 
 
 def rank(docs: dict[str, Counter[str]], df: dict[str, int], n: int, avg: float,
-         k: int) -> list[Hit]:
-    """BM25 of each document (its term counts) for the terms in ``df``; best ``k``."""
-    weight = {t: math.log(1.0 + (max(n, d) - d + 0.5) / (d + 0.5)) for t, d in df.items() if d}
+         k: int, boost: dict[str, float] | None = None) -> list[Hit]:
+    """BM25 of each document (its term counts) for the terms in ``df``, each term's part
+    x its ``boost`` (default 1); best ``k``."""
+    boost = boost or {}
+    weight = {t: boost.get(t, 1.0) * math.log(1.0 + (max(n, d) - d + 0.5) / (d + 0.5))
+              for t, d in df.items() if d}
     avg = avg or 1.0
     scored: list[tuple[float, str]] = []
     for node_id, counts in docs.items():
