@@ -240,6 +240,9 @@ class Gist:
     goes_to: bool  # says where the change went ("switched to", 改喝)
     target: frozenset[str] = frozenset()  # the words of where it went ("the basic plan")
     words: frozenset[str] = frozenset()  # every term and Han pair, time words included
+    #: the values of the sentences that say the change or "now" ("my savings account's
+    #: interest rate dropped again. Current columns: ... 20th": no new value of savings)
+    changed: frozenset[str] = frozenset()
 
 
 def gist(text: str) -> Gist:
@@ -251,12 +254,22 @@ def gist(text: str) -> Gist:
         m = _TARGET.search(text, to.start())
         if m is not None:
             target = _words(m["en"] or m["zh"] or "")
+    values = _values(text)
+    changed: set[str] = set()
+    for part in _SENTENCE.split(text):
+        if _CHANGE_TO.search(part) or says_change(part) or _NOW.search(part):
+            changed |= _values(part)
+    return Gist(frozenset(topic_terms(text)), frozenset(values),
+                to is not None or says_change(text) or _NOW.search(text) is not None,
+                to is not None, frozenset(target), frozenset(_words(text)), frozenset(changed))
+
+
+def _values(text: str) -> set[str]:
+    """The value tokens of ``text``, numbers said in words and Chinese numerals included."""
     values = set(read("gist", text, 0).values)
     values.update(w.lower() for w in _NUMBER_WORDS_EN.findall(text))
     values.update(_NUMBER_ZH.findall(text))
-    return Gist(frozenset(topic_terms(text)), frozenset(values),
-                to is not None or says_change(text) or _NOW.search(text) is not None,
-                to is not None, frozenset(target), frozenset(_words(text)))
+    return values
 
 
 def _words(text: str) -> set[str]:
@@ -273,13 +286,14 @@ def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
     the two share a term, and either that term is not one of the question's ("the book
     club now meets at the library instead of Laura's" after "at Laura's place") or the
     newer one says a value the older one does not ("宽带换成了移动的，每月60元" after
-    "每月100元", "I handed the captaincy over to Priya")."""
+    "每月100元", "I handed the captaincy over to Priya"). A new value counts only in a sentence
+    that says the change or "now" (the numbers of the next sentence are no new value)."""
     if not newer.changes:
         return False
     shared = newer.terms & older.terms
     if not shared or len(shared) >= REPEAT_SHARE * len(newer.terms | older.terms):
         return False
-    new_value = bool(newer.values - older.values) or bool(newer.target - older.words)
+    new_value = bool(newer.changed - older.values) or bool(newer.target - older.words)
     # a change with no new value and nowhere it went ("my routine has been a mess since
     # the clocks changed") gives no version of anything
     if not (new_value or newer.goes_to):

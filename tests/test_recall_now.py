@@ -267,6 +267,11 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     ("I spent the weekend tweaking my editor theme instead of coding.",
      "Unrelated, but I spent the weekend tweaking my editor theme instead of coding.",
      "Which editor do I use now?", False),
+    # the change and the numbers are in different sentences: no new value of the fact
+    ("My automatic savings went from 1350 to 1550 dollars a month.",
+     "Also, my savings account's interest rate dropped again. Current columns: Date | "
+     "Amount | Category. About 40 rows by the 20th.",
+     "What is my monthly savings amount currently?", False),
     # two facts sharing only their openers
     ("By the way, I changed dentists, I go to Dr. Lindqvist now.",
      "By the way, I switched internet to a local fiber company, Sonic.",
