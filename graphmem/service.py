@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
-from graphmem._episode_versions import plan_versions
+from graphmem._episode_versions import MAX_LINKS, plan_versions
 from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
@@ -510,11 +510,14 @@ class MemoryService:
         said.update({str(r["id"]): int(r.get("occurredAt") or 0)
                      for r in self.store.nodes("Episode", plan.user_id, stored)
                      if r.get("forgottenAt") is None} if stored else {})
-        for a, b, why in dict.fromkeys(replaced):
+        made: dict[str, int] = defaultdict(int)
+        # the latest earlier messages first: a fact said ten times links to the last ones
+        for a, b, why in sorted(dict.fromkeys(replaced), key=lambda r: -said.get(r[1], 0)):
             if (a, b) in linked or a == b or a not in said or b not in said \
-                    or said[a] <= said[b]:
+                    or said[a] <= said[b] or made[a] >= MAX_LINKS:
                 continue
             linked.add((a, b))
+            made[a] += 1
             plan.link_episodes("SUPERSEDES", a, b, {"at": plan.at, "reason": why,
                                                     "score": 0.9})
 

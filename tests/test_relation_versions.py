@@ -96,6 +96,18 @@ def test_a_new_device_of_one_kind_replaces_the_old_one(service: MemoryService,
     assert _edges(service, user, [old]) == {("SUPERSEDES", new, old)}
 
 
+def test_a_fact_said_many_times_links_its_last_tellings_only(service: MemoryService,
+                                                              user: str) -> None:
+    said = [service.add_episode(EpisodeIn(
+        user_id=user, content="I work at Shopify.", role="user",
+        occurred_at=datetime(2025, 1, 1 + 3 * n, tzinfo=UTC))).episode.id for n in range(6)]
+    new = service.add_episode(EpisodeIn(
+        user_id=user, content="I started at Stripe this week.", role="user",
+        occurred_at=datetime(2025, 6, 2, tzinfo=UTC))).episode.id
+    linked = {dst for kind, src, dst in _edges(service, user, [new]) if src == new}
+    assert linked == set(said[-3:])  # the three latest tellings, not all six
+
+
 def test_a_stop_links_no_episode(service: MemoryService, user: str) -> None:
     old = service.add_episode(EpisodeIn(
         user_id=user, content=OLD, role="user",
