@@ -70,8 +70,13 @@ class WebhookStats:
 class WebhookDispatcher:
     """Pushes users' memory events to ``settings.webhook_url`` from one daemon thread."""
 
-    def __init__(self, settings: Settings, store: Store, clock: Callable[[], datetime]) -> None:
+    def __init__(self, settings: Settings, store: Store, clock: Callable[[], datetime],
+                 read_lock: contextlib.AbstractContextManager[Any] | None = None) -> None:
+        """``read_lock``: held while events are read, so a read never sees part of a write
+        of this process (the service's write lock; the events of one write share a time,
+        and a read that saw only some of them would send the rest after later ones)."""
         self._store = store
+        self._read_lock = read_lock if read_lock is not None else contextlib.nullcontext()
         self._url = settings.webhook_url
         self._secret = settings.webhook_secret.get_secret_value().encode("utf-8")
         self._timeout = settings.webhook_timeout_s
@@ -204,8 +209,9 @@ class WebhookDispatcher:
         out: list[MemoryEvent] = []
         after: str | None = None
         while True:
-            page = read_events(self._store, user_id, since=from_ms(since), after=after,
-                               limit=MAX_EVENTS)
+            with self._read_lock:
+                page = read_events(self._store, user_id, since=from_ms(since), after=after,
+                                   limit=MAX_EVENTS)
             out.extend(ev for ev in page.items if ev.cursor not in entry.recent)
             if len(out) >= BATCH or page.next_cursor is None:
                 return out[:BATCH], len(out) > BATCH or page.next_cursor is not None

@@ -139,7 +139,7 @@ class MemoryService:
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
         #: pushes memory events to ``settings.webhook_url`` (None: webhooks off)
-        self.webhooks = WebhookDispatcher(settings, store, clock) \
+        self.webhooks = WebhookDispatcher(settings, store, clock, self._write_lock) \
             if settings.webhook_url else None
 
     # ------------------------------------------------------------------ lifecycle

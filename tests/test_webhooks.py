@@ -170,6 +170,32 @@ def test_every_event_arrives_once_in_order_through_retries(
         service.close()
 
 
+def test_events_are_never_read_in_the_middle_of_a_write(
+        embedded_store: FalkorStore, clock: FakeClock, user: str, receiver: Receiver,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the events of one write share a time: a read that saw the relation of a write but
+    # not yet its episode would send the episode after it, out of order. Every read of the
+    # dispatcher holds the service's write lock, which every write holds until it lands.
+    from graphmem import _webhooks
+
+    service = hooked(embedded_store, clock, tmp_path, receiver.url)
+    lock = service._write_lock
+    held: list[bool] = []
+    real = _webhooks.read_events
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        held.append(lock._is_owned())  # type: ignore[attr-defined]  # by this thread
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_webhooks, "read_events", reading)
+    try:
+        episode(service, user, "I moved to Lisbon last spring.", clock)
+        wait_for(lambda: len(receiver.events(user)) >= 1)
+        assert held and all(held)
+    finally:
+        service.close()
+
+
 def test_writes_stamped_alike_are_all_sent(embedded_store: FalkorStore, clock: FakeClock,
                                            user: str, receiver: Receiver,
                                            tmp_path: Path) -> None:
