@@ -11,6 +11,8 @@ and the user's next events go on. Per-user cursors live in ``<data_dir>/webhooks
 the dispatcher started: turning webhooks on replays no history. Each read starts
 ``lookback`` before the last delivered event and skips what was sent, since an event's time
 is taken when its write is planned and a write can commit after a later-stamped one.
+Reads hold the service's write lock, so within one process a read never sees part of a
+write (whose events share one time and would otherwise be sent out of order).
 Event texts are user memories: only ids, counts and status codes are logged.
 """
 
