@@ -118,6 +118,32 @@ def test_the_stage_runs_in_recall_for_questions_about_now_only(service: MemorySe
         assert _order(service, user, other, reference_time=later)[0] == old, other
 
 
+def test_standouts_run_in_recall_for_questions_about_now_only(service: MemoryService,
+                                                              user: str) -> None:
+    old = _say(service, user, 0, "My running watch is a Garmin Forerunner 245.")
+    for day, text in ((10, "Can you suggest a good book about gardening?"),
+                      (20, "How do I get rid of fruit flies in the kitchen?"),
+                      (30, "What is a good stretching routine after work?")):
+        _say(service, user, day, text)
+    new = _say(service, user, 90, "I've been testing the Coros Pace 3 I got for my birthday "
+                                  "as my watch on all my runs.")
+    later = T0 + timedelta(days=100)
+    question = "Which running watch do I use?"
+    # the standouts alone: no band, no facet order, no newer versions, no lift
+    tuning = replace(service._recaller.tuning, now_band=0.0, facet_order=False,
+                     version_depth=0, facet_lift=0.0)
+    service._recaller.tuning = replace(tuning, now_gap=0.0)
+    off = _order(service, user, question, reference_time=later)
+    service._recaller.tuning = tuning
+    on = _order(service, user, question, reference_time=later)
+    assert off[:2] == [old, new]  # by score, the Garmin leads
+    assert on[:2] == [new, old]
+    assert set(on) == set(off)
+    past = _order(service, user, "Which running watch did I use in January 2024?",
+                  reference_time=later)
+    assert past.index(old) < past.index(new)
+
+
 def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert {"上级", "领导"} <= set(synonyms("我现在归谁管？"))
     assert "租金" in synonyms("我现在的房租是多少？")
