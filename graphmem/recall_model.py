@@ -150,7 +150,8 @@ DEFAULT_TUNING = RecallTuning()
 #: two-hop relation gains graph weight by the question words its path covers, and a
 #: relation not near an entity the question names loses half its score. On two-hop
 #: relation questions (bench/multihop.py) hit@10 is 0 with the conversation tuning and
-#: .90 with this one; on conversations it costs recall (LoCoMo conv-26/30 R@10 .755 ->
+#: .80 to .90 with this one (the bench varies between runs); on conversations it costs
+#: recall (LoCoMo conv-26/30 R@10 .755 ->
 #: .721), hence a preset chosen by the memory, not the default for all.
 PRESETS: dict[str, RecallTuning] = {
     "conversation": DEFAULT_TUNING,
