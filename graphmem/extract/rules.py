@@ -83,11 +83,11 @@ _WORK_WORDS = re.compile(
 class _Emitter:
     """Turns the hits of one sentence into relations and entities."""
 
-    def __init__(self, speaker: str | None, index: int) -> None:
+    def __init__(self, speaker: str | None, index: int, sentence: str = "") -> None:
         self.speaker = speaker
         self.when: datetime | None = None
         self.index = index
-        self.sentence = ""
+        self.sentence = sentence  # what "we moved to X" is read against
         self.relations: list[ExtractedRelation] = []
         self.entities: list[ExtractedEntity] = []
 
@@ -298,8 +298,7 @@ class RuleExtractor:
                 previous = found
                 if not found:
                     continue
-                emitter = _Emitter(speaker, index)
-                emitter.sentence = sentence
+                emitter = _Emitter(speaker, index, sentence)
                 shared = _shared_groups(found)
                 for hit in found:
                     domain = _Emitter._domain(hit.obj, hit.domain_hint)

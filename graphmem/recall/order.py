@@ -28,8 +28,8 @@ def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
     says nothing new about it."""
     if not facets:
         return
-    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE
-              and _states(rows.get(it.id) or {}, facets)]
+    places = [n for n in _episode_places(items, depth)
+              if _states(rows.get(items[n].id) or {}, facets)]
     _newest_first(items, places)
 
 
@@ -161,7 +161,7 @@ def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) 
     other items stay where they are; each place keeps its score, so the list stays sorted).
     For a question about now, two messages that answer it about equally well are most
     likely an old and a new version of the same fact."""
-    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+    places = _episode_places(items, depth)
     if len(places) < 2:
         return
     best = max(items[n].score for n in places)
@@ -177,7 +177,7 @@ def newest_first_among_standouts(items: list[RecallItem], gap: float, floor: flo
     watch do I use?": the message naming the Garmin, the later one naming the Coros) most
     likely has an old and a new version of one fact, even when the new one matches the
     question's words half as well and no word of change links them."""
-    places = [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+    places = _episode_places(items, depth)
     best = items[places[0]].score if places else 0.0
     for i in range(1, min(most, len(places) - 1)):
         here, after = items[places[i]].score, items[places[i + 1]].score
@@ -186,6 +186,11 @@ def newest_first_among_standouts(items: list[RecallItem], gap: float, floor: flo
         if here >= gap * after:
             _newest_first(items, places[:i + 1])
             return
+
+
+def _episode_places(items: list[RecallItem], depth: int) -> list[int]:
+    """The places of the episodes among the first ``depth`` items."""
+    return [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
 
 
 def _quota(items: list[RecallItem], limit: int, kinds: list[MemoryKind]) -> list[RecallItem]:
