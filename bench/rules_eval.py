@@ -24,6 +24,7 @@ Examples::
     python bench/rules_eval.py --split test     # its test split (seen, since used as dev too)
     python bench/rules_eval.py --split fresh    # the held-out split, scored before and after
     python bench/rules_eval.py --split fresh2   # a second one, written after fresh was tuned on
+    python bench/rules_eval.py --split fresh3   # a third, by someone who had not read the engine
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -36,8 +37,10 @@ fixed by id: an item whose id is divisible by 3 is test, every other item dev. `
 a third file, held out whole: written after dev and test had both been used for tuning, in
 other wording, and scored once before the engine changes that followed and once after (ids
 from 1001). ``fresh2`` (ids from 3001) was written the same way after fresh had been tuned
-on, and scored once before and once after the round that followed. Matching is lenient
-but honest (``fact_matches``): subjects and objects compared
+on, and scored once before and once after the round that followed. ``fresh3`` (ids from
+5001, 108 items) was written after fresh2 had been tuned on, by someone who had not read
+the engine, and scored the same way (before: ``rules_eval_fresh3_before.json``). Matching
+is lenient but honest (``fact_matches``): subjects and objects compared
 after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
 "Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
 says ``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
@@ -190,7 +193,7 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
-SPLITS = ("dev", "test", "fresh", "fresh2")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3")
 
 
 def _split_doc(name: str) -> dict[str, Any]:

@@ -5,9 +5,10 @@
 and the old fact stays current. Before a non-exclusive stop is written, the user's current
 facts with the same subject and predicate are read; when exactly one of them names the
 stopped thing in other words — one name's words are a run of the other's ("Word" in
-"Microsoft Word"), or for Chinese one name is inside the other (综艺 in 综艺节目) — the stop
-is aimed at that fact. Two or more such facts ("Coke Zero" and "Diet Coke") leave the stop
-as it was said: guessing between them would end the wrong one.
+"Microsoft Word", "gaming" in "video games": compared by stem), or for Chinese one name
+is inside the other (综艺 in 综艺节目) — the stop is aimed at that fact. Two or more such
+facts ("Coke Zero" and "Diet Coke") leave the stop as it was said: guessing between them
+would end the wrong one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Iterable
 
 from graphmem.model import normalize
 from graphmem.relations import page_query
+from graphmem.store._text_terms import stem
 from graphmem.store.base import Store
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -30,7 +32,9 @@ def same_thing(a: str, b: str) -> bool:
     short, long_ = sorted((a, b), key=len)
     if _HAN.search(short):
         return len(short) >= 2 and short in long_
-    words, longer = short.split(), long_.split()
+    # compared by stem: "gaming" ends "video games"
+    words = [stem(w) for w in short.split()]
+    longer = [stem(w) for w in long_.split()]
     if not words or len(short) < 3:
         return False
     n = len(words)

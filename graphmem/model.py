@@ -260,12 +260,18 @@ class ExtractedEntity(BaseModel):
     message_index: int = 0
 
 
+#: the object of a stop that names no object: "I retired" ends whatever job is current
+CURRENT_OBJECT = "(current)"
+
+
 class ExtractedRelation(BaseModel):
     """One statement found in a message.
 
     ``stop`` marks a retraction ("no longer uses X"): it ends the matching relation at
-    ``valid_from`` instead of starting a new one. ``message_index`` points at the message
-    (within the episode / window) the statement came from.
+    ``valid_from`` instead of starting a new one. A stop whose object is
+    ``CURRENT_OBJECT`` ends the one current object of its subject and predicate.
+    ``message_index`` points at the message (within the episode / window) the statement
+    came from.
     """
 
     subject: str

@@ -124,7 +124,8 @@ def reconcile_group(store: Store, plan: WritePlan, key: str, statements: list[St
     by_identity = {_claim_identity(c): c for c in claims}
     for st in statements:
         claim = by_identity[_claim_identity(st.claim)]
-        result.node_for.append(next((node.id for node in desired
+        # the newest: a claim told after its start is read in two segments
+        result.node_for.append(next((node.id for node in reversed(desired)
                                      if claim in node.claims and not claim.stop), None))
     if not fresh:
         return result

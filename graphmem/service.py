@@ -33,6 +33,7 @@ from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
 from graphmem.lifecycle import Lifecycle
 from graphmem.model import (
+    CURRENT_OBJECT,
     MAX_INSTANT,
     MIN_INSTANT,
     SCHEMA_VERSION,
@@ -323,17 +324,26 @@ class MemoryService:
                     obj = rel.object
                     # "ditched Word" ends "Microsoft Word"; not a stop the service implied
                     # ("likes tea" ends "dislikes tea", never "dislikes green tea")
-                    if rel.stop and not exclusive and n < len(said[p.id].relations):
+                    if rel.stop and obj == CURRENT_OBJECT:
+                        subj = entities.resolve(plan, rel.subject,
+                                                types.get(rel.subject, "thing"),
+                                                aliases.get(rel.subject))
+                        found = self._current_object(plan, normalize(subj.name),
+                                                     rel.predicate, statements)
+                        if found is None:
+                            continue  # nothing (or no one thing) current to end
+                        obj = found
+                    elif rel.stop and not exclusive and n < len(said[p.id].relations):
                         subj = entities.resolve(plan, rel.subject,
                                                 types.get(rel.subject, "thing"),
                                                 aliases.get(rel.subject))
                         obj = self._named_ending(plan, normalize(subj.name), rel.predicate,
                                                  obj, statements) or obj
+                    said_at = msg.occurred_at or p.occurred_at
                     st = self._statement(
                         plan, entities, subject=rel.subject, predicate=rel.predicate,
                         obj=obj, category=rel.category, exclusive=exclusive,
-                        valid_from=_storable(rel.valid_from) or msg.occurred_at
-                        or p.occurred_at,
+                        valid_from=_storable(rel.valid_from) or said_at, told=said_at,
                         valid_until=None, confidence=rel.confidence,
                         importance=self.lifecycle.model.for_category(rel.category),
                         statement=rel.statement, source_ref=p.source_ref, episode_id=p.id,
@@ -449,6 +459,19 @@ class MemoryService:
         stored = current_objects(self.store, plan.user_id, subject_key, predicate, plan.at)
         return ending_target(stopped, [*stored, *said])
 
+    def _current_object(self, plan: WritePlan, subject_key: str, predicate: str,
+                        batch: list[Statement]) -> str | None:
+        """What a stop naming no object ends ("I retired"): the one object of this subject
+        and predicate said last in this batch, else the one current in the store."""
+        pred = normalize(predicate)
+        said = [st for st in batch if st.subject_key == subject_key
+                and normalize(st.predicate) == pred]
+        if said:
+            return None if said[-1].claim.stop else said[-1].object
+        stored = {normalize(o): o for o in current_objects(self.store, plan.user_id,
+                                                            subject_key, predicate, plan.at)}
+        return next(iter(stored.values())) if len(stored) == 1 else None
+
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:
             return declared
@@ -458,7 +481,8 @@ class MemoryService:
                    predicate: str, obj: str, category: str, exclusive: bool,
                    valid_from: datetime, valid_until: datetime | None, confidence: float,
                    importance: float, statement: str | None, source_ref: str | None,
-                   episode_id: str | None, stop: bool = False, subject_type: str = "thing",
+                   episode_id: str | None, stop: bool = False, told: datetime | None = None,
+                   subject_type: str = "thing",
                    object_type: str = "thing", aliases: dict[str, list[str]] | None = None,
                    scope: str | None = None, session_id: str | None = None) -> Statement:
         aliases = aliases or {}
@@ -467,7 +491,8 @@ class MemoryService:
         # The claim and group follow the linked entities; the text stays as it was sent.
         claim = Claim(obj=normalize(objr.name), start=to_ms(valid_from) or 0, recorded=plan.at,
                       until=to_ms(valid_until), stop=stop, episode_id=episode_id,
-                      source_ref=source_ref, confidence=confidence)
+                      source_ref=source_ref, confidence=confidence,
+                      told=_told(to_ms(told), to_ms(valid_from), valid_until))
         return Statement(subject=subject, predicate=predicate, object=obj,
                          subject_id=subj.id, object_id=objr.id, category=category,
                          exclusive=exclusive, claim=claim,
@@ -718,6 +743,20 @@ class MemoryService:
         if not rows:
             raise NotFoundError("entity", entity_id)
         return entity_from_row(rows[0])
+
+
+#: a start stated at most this long before its telling is news ("I moved to Chengdu last
+#: year"): the claim also holds when told. Older starts tell a story ("in 2019 I moved to
+#: Paris") and are read at their start only.
+NEWS_WINDOW_MS = 730 * 86_400_000
+
+
+def _told(told: int | None, start: int | None, until: datetime | None) -> int | None:
+    """A claim's telling, kept when it came after the start it states, within
+    ``NEWS_WINDOW_MS``, and the claim declares no end."""
+    if told is None or start is None or until is not None:
+        return None
+    return told if 0 < told - start <= NEWS_WINDOW_MS else None
 
 
 def _storable(dt: datetime | None) -> datetime | None:

@@ -15,7 +15,13 @@ answer (the property tests check exactly this):
 * two different objects claimed at the same start -> one segment holding both, DISPUTED
   (rule 4), until a later claim supersedes them;
 * a ``stop`` claim ("no longer uses X") ends the current segment if it holds X;
-* a claim's declared ``until`` ends its segment early when nothing else ends it first.
+* a claim's declared ``until`` ends its segment early when nothing else ends it first;
+* a claim told after the start it states (``told``: "I moved to Chengdu last year", said
+  today) also holds at its telling: it is read at both times. A present-tense statement
+  told in between ("I live in Beijing", said in March) then keeps its own segment, and the
+  later telling is current again from when it was said. A claim told before a later start
+  (an old message imported late) changes nothing at its telling, so back-filled history
+  still goes before the current segment.
 
 Each segment maps to one relation node per object, with an id derived from
 (group, object, segment start) so the mapping is deterministic. ``plan_group`` diffs the
@@ -43,19 +49,31 @@ class Claim:
     episode_id: str | None = None
     source_ref: str | None = None
     confidence: float = 0.8
+    #: when the statement was said (epoch ms), if after ``start``; None when it states no
+    #: earlier start or has a declared end
+    told: int | None = None
 
     def to_json(self) -> list[object]:
-        return [self.obj, self.start, self.recorded, self.until, self.stop,
-                self.episode_id, self.source_ref, self.confidence]
+        out: list[object] = [self.obj, self.start, self.recorded, self.until, self.stop,
+                             self.episode_id, self.source_ref, self.confidence]
+        return out if self.told is None else [*out, self.told]
 
     @classmethod
     def from_json(cls, raw: Sequence[object]) -> Claim:
-        obj, start, recorded, until, stop, episode_id, source_ref, confidence = raw
+        obj, start, recorded, until, stop, episode_id, source_ref, confidence = raw[:8]
+        told = raw[8] if len(raw) > 8 else None
         return cls(str(obj), int(start), int(recorded),  # type: ignore[call-overload]
                    None if until is None else int(until),  # type: ignore[call-overload]
                    bool(stop), episode_id if episode_id is None else str(episode_id),
                    source_ref if source_ref is None else str(source_ref),
-                   float(confidence))  # type: ignore[arg-type]
+                   float(confidence),  # type: ignore[arg-type]
+                   None if told is None else int(told))  # type: ignore[call-overload]
+
+    def points(self) -> list[int]:
+        """The times this claim is read at: its start, and its telling when later."""
+        if self.told is not None and self.told > self.start and self.until is None:
+            return [self.start, self.told]
+        return [self.start]
 
 
 @dataclass(slots=True)
@@ -70,7 +88,8 @@ def timeline(claims: Iterable[Claim]) -> list[Segment]:
     """The segments the claims imply, oldest first (see the module docstring)."""
     by_start: dict[int, list[Claim]] = {}
     for c in claims:
-        by_start.setdefault(c.start, []).append(c)
+        for at in c.points():
+            by_start.setdefault(at, []).append(c)
     segments: list[Segment] = []
     current: Segment | None = None
     orphans: list[Claim] = []
@@ -83,7 +102,8 @@ def timeline(claims: Iterable[Claim]) -> list[Segment]:
         owner = current
         if positive:
             if current is not None and current.objects == positive and len(positive) == 1:
-                current.claims.extend(c for c in group if not c.stop)
+                current.claims.extend(c for c in group
+                                      if not c.stop and c not in current.claims)
             else:
                 if current is not None:
                     current.end = start
@@ -100,9 +120,9 @@ def timeline(claims: Iterable[Claim]) -> list[Segment]:
             if owner is None and segments:
                 owner = segments[-1]
             if owner is None:
-                orphans.extend(stops)
+                orphans.extend(c for c in stops if c not in orphans)
             else:
-                owner.claims.extend(stops)
+                owner.claims.extend(c for c in stops if c not in owner.claims)
     if orphans and segments:
         segments[0].claims.extend(orphans)
     return segments

@@ -63,11 +63,10 @@ def test_an_older_message_arriving_later_is_the_earlier_version(store: Any,
     assert _edges(service, user, [old, new]) == {("SUPERSEDES", new, old)}
 
 
-def test_a_change_dated_before_what_was_said_earlier_links_nothing(store: Any,
-                                                                   user: str) -> None:
+def test_a_change_told_later_but_dated_earlier_is_current(store: Any, user: str) -> None:
     # "I work at Shopify" said in March; in July a message dates a start at Stripe back to
-    # August last year: the timeline keeps Shopify as the newer relation, but its message
-    # is no newer message than July's, so no episode replaces the other
+    # August last year. July's telling is the newer word: Stripe is current, Shopify kept
+    # as history, and July's message replaces March's
     service = make_service(store)
     march = service.add_episode(EpisodeIn(
         user_id=user, content="I work at Shopify.", role="user",
@@ -77,7 +76,35 @@ def test_a_change_dated_before_what_was_said_earlier_links_nothing(store: Any,
         occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
     current = {r.object for r in service.relations(user)}
     every = {r.object for r in service.relations(user, include_history=True)}
-    assert current == {"Shopify"} and every == {"Shopify", "Stripe"}  # the timeline's reading
+    assert current == {"Stripe"} and every == {"Shopify", "Stripe"}
+    assert _edges(service, user, [march, july]) == {("SUPERSEDES", july, march)}
+
+
+def test_the_same_messages_imported_in_the_order_said_agree(store: Any, user: str) -> None:
+    # an old message sent after a newer one: the told times, not the arrival, decide
+    service = make_service(store)
+    july = service.add_episode(EpisodeIn(
+        user_id=user, content="I started at Stripe in August 2024.", role="user",
+        occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
+    march = service.add_episode(EpisodeIn(
+        user_id=user, content="I work at Shopify.", role="user",
+        occurred_at=datetime(2025, 3, 1, tzinfo=UTC))).episode.id
+    assert {r.object for r in service.relations(user)} == {"Stripe"}
+    assert _edges(service, user, [march, july]) == {("SUPERSEDES", july, march)}
+
+
+def test_a_story_from_years_ago_does_not_replace_the_present(store: Any, user: str) -> None:
+    # a start stated years before its telling is a story about the past, not news
+    service = make_service(store)
+    march = service.add_episode(EpisodeIn(
+        user_id=user, content="I work at Shopify.", role="user",
+        occurred_at=datetime(2025, 3, 1, tzinfo=UTC))).episode.id
+    july = service.add_episode(EpisodeIn(
+        user_id=user, content="I started at Stripe in 2019.", role="user",
+        occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
+    assert {r.object for r in service.relations(user)} == {"Shopify"}
+    assert {r.object for r in service.relations(user, include_history=True)} \
+        == {"Shopify", "Stripe"}
     assert _edges(service, user, [march, july]) == set()
 
 

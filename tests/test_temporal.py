@@ -12,8 +12,8 @@ from graphmem.temporal import Claim, desired_nodes, timeline, until_at
 
 
 def c(obj: str, start: int, *, stop: bool = False, until: int | None = None,
-      rec: int = 0) -> Claim:
-    return Claim(obj=obj, start=start, recorded=rec, stop=stop, until=until)
+      rec: int = 0, told: int | None = None) -> Claim:
+    return Claim(obj=obj, start=start, recorded=rec, stop=stop, until=until, told=told)
 
 
 def objects_at(segments, t: int) -> set[str]:  # type: ignore[no-untyped-def]
@@ -25,19 +25,24 @@ def objects_at(segments, t: int) -> set[str]:  # type: ignore[no-untyped-def]
 
 def reference_objects(claims: list[Claim], t: int) -> set[str]:
     """Written from the rules, independently of the implementation's segment walk:
-    replay the distinct start times up to t; new positives replace the state, the same
-    single object again joins it, stops of a held object clear it, and a declared end
-    (when every claim of the state declares one) clears it once passed."""
+    replay the distinct times up to t that a claim is read at (its start, and its telling
+    when later and it declares no end); new positives replace the state, the same single
+    object again joins it, stops of a held object clear it, and a declared end (when every
+    claim of the state declares one) clears it once passed."""
+    def read_at(x: Claim) -> set[int]:
+        later = x.told is not None and x.told > x.start and x.until is None
+        return {x.start, x.told} if later else {x.start}  # type: ignore[arg-type]
+
     state: set[str] = set()
     members: list[Claim] = []
-    for start in sorted({x.start for x in claims if x.start <= t}):
+    for start in sorted({p for x in claims for p in read_at(x) if p <= t}):
         if _ended(members, start):
             state, members = set(), []
-        at = [x for x in claims if x.start == start]
+        at = [x for x in claims if start in read_at(x)]
         pos = {x.obj for x in at if not x.stop}
         if pos:
             if pos == state and len(pos) == 1:
-                members += [x for x in at if not x.stop]
+                members += [x for x in at if not x.stop and x not in members]
             else:
                 state, members = pos, [x for x in at if not x.stop]
         elif state & {x.obj for x in at if x.stop}:
@@ -98,6 +103,29 @@ def test_declared_end_leaves_a_gap() -> None:
     assert objects_at(segs, 21) == {"globex"}
 
 
+def test_a_claim_told_after_its_start_holds_again_when_told() -> None:
+    # "moved to Chengdu last year" (start 10) told at 30, after "I live in Beijing" at 20
+    segs = timeline([c("beijing", 20), c("chengdu", 10, told=30)])
+    assert [(s.objects, s.start, s.end) for s in segs] == [
+        (("chengdu",), 10, 20), (("beijing",), 20, 30), (("chengdu",), 30, None)]
+    # told before the other's start (an old message imported late): history only
+    segs = timeline([c("beijing", 20), c("chengdu", 10, told=15)])
+    assert [(s.objects, s.start) for s in segs] == [(("chengdu",), 10), (("beijing",), 20)]
+    # nothing in between: one segment, the claim listed once
+    segs = timeline([c("chengdu", 10, told=30)])
+    assert len(segs) == 1 and len(segs[0].claims) == 1
+    # a declared end: read at its start only
+    segs = timeline([c("beijing", 20), c("chengdu", 10, until=25, told=30)])
+    assert objects_at(segs, 35) == {"beijing"}
+
+
+def test_a_told_claim_keeps_its_telling_through_json() -> None:
+    told = c("a", 1, told=5)
+    plain = c("a", 1)
+    assert Claim.from_json(told.to_json()) == told
+    assert len(plain.to_json()) == 8 and Claim.from_json(plain.to_json()) == plain
+
+
 def test_node_ids_depend_on_the_claims_not_their_order() -> None:
     claims = [c("a", 1), c("b", 5), c("a", 9), c("c", 5), c("b", 12)]
     first = sorted(n.id for n in desired_nodes("g", claims)[0])
@@ -117,7 +145,8 @@ def test_until_log_answers_by_system_time() -> None:
 claim_st = st.builds(
     c, st.sampled_from(["a", "b", "c", "d"]), st.integers(0, 40),
     stop=st.sampled_from([False, False, False, True]),
-    until=st.one_of(st.none(), st.none(), st.integers(1, 50)))
+    until=st.one_of(st.none(), st.none(), st.integers(1, 50)),
+    told=st.one_of(st.none(), st.none(), st.integers(0, 50)))
 
 
 @settings(max_examples=400, deadline=None)

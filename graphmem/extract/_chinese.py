@@ -33,6 +33,7 @@ from graphmem.extract._text import (
     split_at_words,
     tagged,
     word_bounds,
+    words,
 )
 
 _FLAG_WORDS: dict[str, str] = {
@@ -51,7 +52,7 @@ _FLAG_WORDS: dict[str, str] = {
 _PLAIN = (
     "目前 最近 近来 一直 平时 平常 通常 一般 主要 日常 还 也 都 很 非常 特别 超级 超 真的 挺 蛮 "
     "比较 更加 更 最 还是 正在 在 开始 其实 个人 向来 总是 刚 刚刚 才 又 就 仍然 依然 始终 "
-    "早就 基本上 "
+    "早就 基本上 后来 "
     "基本 大多 偶尔 经常 常常 常 每天 平日 十分 相当 尤其 真心 是 的 太 好 一向 倒是 反而 都是 "
     "主要是 自己 本人 工作中 平常也 一般都 一点都 一点也 根本 完全 并 丝毫 压根 只 只是 就只 "
     "慢慢 渐渐 逐渐 越来越 慢慢地 渐渐地 习惯 习惯了 全部 全都 统统 干脆 索性 一口气"
@@ -67,6 +68,28 @@ _SUBJECT = re.compile(
     r"(?:我们全家|我们一家(?:人|子)?|我们俩|我俩|全家|我们的项目|我们项目|我们团队|我们公司|我们组|"
     r"我们|咱们|这个项目|该项目|本项目|项目|团队|前端|后端|我)$"
 )
+# 我 and a short topic before the verb: 我手机用的是OPPO, 我开会都用飞书, 我家扫地用的是X.
+_TOPIC = re.compile(r"^\s*我(?P<topic>[\u4e00-\u9fff]{1,4}?)(?:一直|都|平时|主要|通常|基本上?|一般|"
+                    r"经常|常常|也|还|就|全都|总是|\s)*$")
+# ... but no other person, no preposition, nor a word that reports, advises, wants or
+# denies (我朋友用X, 我把X换成Y, 我建议用X, 我不用X), as whole words (开会 is no 会).
+_NOT_A_TOPIC = re.compile(r"^(?:们|把|被|将|给|对|跟|和|与|在|从|向|为|替|让|叫|帮|请)|"
+                          r"[他她它你谁]|朋友|同事|同学|室友|老板|领导|爸|妈|哥|姐|弟|妹|老公|老婆|对象|孩子|"
+                          r"儿子|女儿|家人|亲戚|爷|奶|外公|外婆|丈夫|妻子")
+_NOT_A_TOPIC_WORD = frozenset(
+    "说 听说 告诉 以为 觉得 认为 建议 推荐 劝 想 要 打算 准备 希望 不 没 没有 会 能 可以 应该 "
+    "曾 曾经 问 求 以前 之前 原来 过去 不再 再也 别".split())
+
+
+def _topic_subject(clause: str) -> tuple[str, set[str], float] | None:
+    """The speaker as the subject of a clause that opens with 我 and a short topic."""
+    m = _TOPIC.search(clause)
+    if not m or _NOT_A_TOPIC.search(m.group("topic")):
+        return None
+    if any(w in _NOT_A_TOPIC_WORD for w in words(m.group("topic"))):
+        return None
+    return "self", set(), 1.0
+
 # "We" that is the speaker's household, not a project: 我们全家搬去了厦门.
 _HOUSEHOLD = frozenset({"我", "我们全家", "我们一家", "我们一家人", "我们一家子", "我们俩", "我俩",
                         "全家"})
@@ -90,7 +113,8 @@ _CUT = re.compile(
 )
 _USE_CUT = re.compile(
     r"来|去|写|做|开发|编写|处理|搭建|部署|跑|进行|实现|管理|构建|编程|记笔记|记|画|剪|打|作为|当作|"
-    r"当|上网|办公|学习|工作|存|听|看|备份|同步|拍|付款|付钱|聊天|导航|刷|买|订|打卡|健身|跑步|传"
+    r"当|上网|办公|学习|工作|存|听|看|备份|同步|拍|付款|付钱|聊天|导航|刷|买|订|打卡|健身|跑步|传|"
+    r"追剧|追番|记账"
 )
 _PARTICLES = r"(?:了|的|啦|呀|哦|吧|嘛|哈|呢|着|过|啊|哟|咯|喔|一些|一点|多了|更多|多一点|"
 _PARTICLES += r"比较多|很多|多|很久|好几年|多年|挺久|这种|这个|一下|而已|罢了|哈哈|呗)"
@@ -107,7 +131,8 @@ _BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起)")
 _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
 _ORG_SUFFIX = re.compile(
-    r"(?:公司|集团|科技|银行|大学|团队|实验室|研究院|研究所|工作室|医院|学校|中心|部门)$|[A-Za-z]"
+    r"(?:公司|集团|科技|银行|大学|团队|实验室|研究院|研究所|工作室|医院|学校|中心|部门|律所|事务所|"
+    r"工厂|厂|餐厅|酒店|超市|出版社|报社|电视台|诊所|幼儿园|中学|小学|汽车)$|[A-Za-z]"
 )
 _STOP_OF = {"like": "stop_like", "use": "stop_use", "now_use": "stop_use", "lives": "stop_lives",
             "works": "stop_works", "role": "stop_role", "learning": "stop_learning"}
@@ -143,6 +168,14 @@ RULES: list[Rule] = [
     _rule("requires", _S + r"(?:一定|必须|都|还|也|总是)?(?:需要|必须要?|"
           r"要求|依赖|离不开)(?:用|使用|先|配置|设置)?(?P<obj>[^，,。；;！？!?]+?)(?:才能|才可以|"
           r"才行|才|[，,。；;！？!?]|$)", subject="group"),
+    # a car: 我开的是一辆大众朗逸; 换了辆特斯拉 (a new one); 朗逸卖掉了 (gone)
+    _rule("use", r"开(?:的是)?(?:一辆|辆)(?P<obj>" + _N + r"{2,12})", self_only=True,
+          extra={"check": "any"}),
+    _rule("now_use", r"换了?(?:一辆|辆)(?:新的?)?(?P<obj>" + _N + r"{2,12})", self_only=True,
+          extra={"check": "any"}),
+    _rule("stop_use", r"(?:^|(?<=[，,])|把)(?:我的|我那辆)?(?!房子|车子?|东西|股票|基金)"
+          r"(?P<obj>[^，,。！？；;!?我]{2,10}?)(?:已经|早就|上个月|去年)?(?:卖掉了|卖了|转手了)",
+          self_only=True, extra={"check": "any"}),
     *CHANGE_RULES_ZH,
     _rule("switch", r"(?:从|由)(?P<obj>" + _N + r"+?)(?P<verb>换到|换成|切换到|切到|改成|改为|"
           r"改用|转到|转向|转投|迁移到|迁到|转成|换回|搬到|搬去|搬回|跳槽到|跳槽去)了?"
@@ -155,7 +188,12 @@ RULES: list[Rule] = [
     _rule("stop_like", r"(?:不再|已经不|不)(?P<obj>(?:吃|打|玩|踢|喝|看|听)"
           r"[^，,。！？；;!?了]{1,6})了"),
     _rule("like", r"(?:^|(?<=[，,]))(?P<obj>[^，,。！？是]{1,12}?)是我"
-          r"(?:最大的|最喜欢的|唯一的|的|一大)?(?:乐趣|爱好|兴趣|最爱)", subject="self"),
+          r"(?:最大的|最喜欢的|唯一的|的|一大)?(?:乐趣|爱好|兴趣|最爱|心头好|心头爱|本命)",
+          subject="self"),
+    # 甜食我一向不感冒, 我对X不感冒
+    _rule("dislike", r"(?:^|(?<=[，,]))(?P<obj>[^，,。！？我]{1,10}?)我?(?:一向|向来|一直|从来|"
+          r"根本|实在|真的)?不感冒", subject="self"),
+    _rule("dislike", r"对(?P<obj>" + _N + r"{1,12}?)(?:一向|向来|一直|从来|根本|实在|真的)?不感冒"),
     _rule("like", r"(?:最喜欢|最爱|最常用|最偏爱)的(?P<dom>[^，,。是]{1,8})是" + _O),
     _rule("name", r"(?:叫|名字是|名字叫|姓名是)" + _O, self_only=True),
     _rule("name", r"叫我" + _O, subject="self"),
@@ -172,6 +210,21 @@ RULES: list[Rule] = [
     _rule("role", r"(?:职业|职位|工作|岗位|身份)(?:是|为)" + _O, self_only=True),
     _rule("lives", r"在(?P<obj>" + _NZ + r"{1,12}?)(?:住|生活|定居|居住)(?!过)",
           self_only=True),
+    # 毕业后我就留在了武汉, 我在大理租了个小院子: a place stayed in or rented in
+    _rule("move", r"留在了?(?P<obj>" + _N + r"{1,8}?)(?=[，,。！？；;!?]|$)", self_only=True,
+          extra={"check": "place"}),
+    _rule("lives", r"在(?P<obj>" + _NZ + r"{1,8}?)租了", self_only=True,
+          extra={"check": "place"}),
+    # 转行做了保险经纪人; 加入了X，当用户研究员 (the role in the next clause)
+    _rule("role", r"(?:转行|改行)(?:做|当)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
+          extra={"check": "role"}),
+    _rule("role", r"(?:^|(?<=[，,]))\s*(?:当|做|担任)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
+          extra={"check": "role"}),
+    _rule("stop_works", r"(?:已经|早就)?不在(?P<obj>" + _N + r"{1,10}?)(?:工作|上班)?了",
+          self_only=True, extra={"check": "org"}),
+    # 上周新买的vivo到了: a new thing of the user's
+    _rule("now_use", r"新买的(?P<obj>" + _N + r"{1,12}?)(?:已经|终于)?(?:到了|到货了|送到了)",
+          subject="self"),
     _rule("lives", r"(?:住在|居住在|定居在|定居于|生活在|现居|常住|住)"
           r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
@@ -184,7 +237,7 @@ RULES: list[Rule] = [
           confidence=0.75),
     _rule("like", r"无(?P<obj>[\u4e00-\u9fff]{1,2})不欢"),
     _rule("like", r"对(?P<obj>" + _N + r"{1,20}?)(?:很|非常|特别|比较|挺|超|十分)?感兴趣"),
-    _rule("like", r"(?:更喜欢|最喜欢|喜欢|偏好|偏爱|钟爱|热爱|爱上了?|迷上了?|偏向于?|倾向于|"
+    _rule("like", r"(?:更喜欢|最喜欢|喜欢|偏好|偏爱|钟爱|热爱|爱上了?|迷上了?|迷恋|偏向于?|倾向于|"
           r"爱(?![好人情心护国惜]))" + _O),
     _rule("use", r"技术栈(?:是|为|用的是|包括|主要是|主要有)" + _O),
     # 我工作用的电脑是X, 我用的密码管理器是X: the one thing of that kind in use
@@ -215,7 +268,7 @@ def _subject(prefix: str) -> tuple[str, set[str], float] | None:
         return "self", flags, 0.8  # the dropped subject: the speaker, a little less sure
     m = _SUBJECT.search(clause)
     if not m:
-        return None
+        return _topic_subject(_CLAUSE.split(prefix)[-1])
     lead = clause[: m.start()]
     if re.search(r"(?:说|以为|听说|告诉)$", lead) or re.search(r"[他她它你]", lead[-2:]):
         return None
@@ -439,7 +492,9 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             return [], 0
         return [Hit("name", subject, name, confidence=conf)], m.end()
     items, used = _objects(raw, kind)
-    if kind in ("use", "now_use", "stop_use"):
+    if rule.extra.get("check") == "any":  # a name, not the kind of thing (新车, 二手车)
+        items = [i for i in items if not re.fullmatch(r"(?:新|旧|二手|电动)?(?:车|车子|的)", i)]
+    if kind in ("use", "now_use", "stop_use") and rule.extra.get("check") != "any":
         items = [i for i in items
                  if lookup(i) is not None or re.search(r"[A-Za-z]", i) or i in APPS_ZH]
     check = rule.extra.get("check")
@@ -455,13 +510,18 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if rule.lexicon_only:
         items = [i for i in items if lookup(i) is not None]
     if kind in ("works", "stop_works"):
-        loose = m.group(0).startswith(("在", "入职", "跳槽"))
+        loose = m.group(0).startswith(("在", "入职", "跳槽", "不在", "已经不在", "早就不在"))
         items = [i for i in items if not is_place_zh(i)
                  and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
     if kind in ("lives", "stop_lives", "move"):
         items = [i for i in items if len(i) <= 12]
     if rule.extra.get("check") == "role":
+        whole = _tidy(raw)  # 当用户研究员: 用 is no verb to cut off a role word
+        if len(items) == 1 and whole.endswith(items[0]) and is_role_zh(whole):
+            items = [whole]
         items = [i for i in items if is_role_zh(i)]
+    if check == "org":  # 我已经不在银行了: an organisation, by its kind or its name
+        items = [i for i in items if i in COMPANIES_ZH or _ORG_SUFFIX.search(i)]
     if not items:
         return [], 0
     hint = gd.get("dom")

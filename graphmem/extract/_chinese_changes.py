@@ -16,8 +16,10 @@ import re
 from typing import Any
 
 from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._lexicon import is_role_zh
 from graphmem.extract._personal import KIN_ZH, PET_ZH
 from graphmem.extract._text import Hit, Rule
+from graphmem.model import CURRENT_OBJECT
 
 
 def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
@@ -80,17 +82,18 @@ _PARTNER_ZH = "男朋友|女朋友|老公|老婆|丈夫|妻子|爱人|对象|未
 _PARTNER_KIN = {"对象": "", "未婚夫": "fiance", "未婚妻": "fiance"}
 _SPLIT_ZH = re.compile(
     rf"我(?:已经|刚刚?|终于)?(?:和|跟|与)(?:我的?)?(?P<who>[^，,。！？；;!?]{{1,8}}?)"
-    rf"(?:{TIME_WORD_ZH}|已经|刚刚?|终于|还是|正式|前段时间|前几天)*(?:分手|离婚)了")
+    rf"(?:{TIME_WORD_ZH}|已经|刚刚?|终于|还是|正式|前段时间|前几天)*(?:分手|离婚|分开)了")
 _PET_GONE_ZH = [
     re.compile(rf"我(?:的|家的?|们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
                rf"(?:{TIME_WORD_ZH}|已经|前几天|昨天|上周|不幸|因病)*"
-               rf"(?:去世|死|病死|老死|走丢|跑丢|丢|送人|走)了(?=[，,。！!；;]|$)"),
+               rf"(?:去世|死|病死|老死|走丢|跑丢|飞走|丢|送人|走)了(?=[，,。！!；;]|$)"),
     re.compile(rf"把(?:我的|我家的?|我们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
                rf"(?:送人|送走|送给[^，,。！？；;!?]{{1,6}})了"),
     # the pet's name alone, opening the sentence (雪球上个月送给朋友养了); a stop of a pet
     # no one stored changes nothing
     re.compile(rf"^(?P<species>(?!))?(?P<name>[\u4e00-\u9fff]{{2,3}}?)(?:{TIME_WORD_ZH}|已经|"
-               rf"前几天|昨天|上周|上个月|不幸|因病)*(?:去世|死|病死|老死|走丢|跑丢|送人|送走|"
+               rf"前几天|前段时间|昨天|上周|上个月|不幸|因病)*(?:去世|死|病死|老死|走丢|跑丢|飞走|"
+               rf"送人|送走|"
                rf"送给[^，,。！？；;!?]{{1,6}}养|被[^，,。！？；;!?]{{1,6}}领养)了"),
 ]
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,3}$")
@@ -98,10 +101,32 @@ _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,3}$")
 _NOT_A_PARTNER = re.compile(r"[们家人]|同事|朋友|同学|室友|邻居|老板|领导|上司|父母|公司|团队")
 
 
+# A job that ends without a name: 我退休了, 我去年辞职了, 我辞去了教师的工作 (the role
+# named ends too), 我被裁员了. Between 我 and the verb only a few words of time or manner,
+# never a relative (我爸退休了 is the father's).
+_JOB_ENDS_ZH = re.compile(
+    r"我(?P<mid>(?:[^，,。！？；;!?爸妈哥姐弟妹公婆朋友同事老板儿女]){0,6}?)(?:(?P<retire>退休)"
+    r"|(?P<quit>辞职|辞掉了?工作|把工作辞了|失业|被裁员?|被辞退|被开除)"
+    r"|辞去了?(?:(?P<role>[^，,。！？；;!?的]{2,8})的)?(?:工作|职务|职位))")
+
+
+# A diet taken up ends a taste for meat: 我今年开始吃素了.
+_NO_MEAT_ZH = re.compile(r"我(?:[^，,。！？；;!?想要打算准备]){0,6}?(?:开始|改|转|已经)吃素")
+
+
 def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
-    """Break-ups (``split``: obj the name or kin word, obj2 the kin when said) and pets
-    gone (``pet_gone``: obj the name, else the species)."""
+    """Break-ups (``split``: obj the name or kin word, obj2 the kin when said), pets gone
+    (``pet_gone``: obj the name, else the species) and jobs that end unnamed (``stop_job``,
+    ``retire``: obj ``CURRENT_OBJECT``)."""
     found: list[tuple[int, int, list[Hit]]] = []
+    for m in _NO_MEAT_ZH.finditer(text):
+        found.append((m.start(), m.end(), [Hit("stop_like", "self", "肉")]))
+    for m in _JOB_ENDS_ZH.finditer(text):
+        if re.search(r"想|打算|准备|要|会|没|不|考虑|可能|如果", m.group("mid")):
+            continue  # 我想辞职, 我没退休: no ending said
+        ended = m.group("retire") or (m.group("role") and is_role_zh(m.group("role")))
+        kind = "retire" if ended else "stop_job"
+        found.append((m.start(), m.end(), [Hit(kind, "self", CURRENT_OBJECT)]))
     for m in _SPLIT_ZH.finditer(text):
         who = m.group("who")
         kin_m = re.match(rf"^(?P<kin>{_PARTNER_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}})?$", who)

@@ -19,6 +19,7 @@ from typing import Any
 from graphmem.extract._lexicon import lookup
 from graphmem.extract._personal import KIN_EN, SPECIES_EN
 from graphmem.extract._text import Hit, Rule, clean_edges
+from graphmem.model import CURRENT_OBJECT
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -63,6 +64,32 @@ CHANGE_RULES: list[Rule] = [
     _rule("use", r"\b(?P<who>my|our)\s+(?:new\s+|old\s+|work\s+|home\s+)?(?:laptop|computer|pc|"
           r"desktop|machine|server|phone|mac|macbook)\s+(?:now\s+)?(?:runs|is\s+running|is\s+on|"
           r"has)\s+(?:now\s+)?" + _O, subject="self", lexicon_only=True),
+    # a home named by where it is: "I rent a studio flat in Glasgow", "we've got a little
+    # terraced house in Cardiff" (the household's)
+    _rule("relocate", r"\b(?:rent|own|have|got|bought|share)\s+(?:an?|our|my)\s+(?:[\w-]+\s+){0,3}?"
+          r"(?:flat|apartment|house|home|room|studio|place|condo|cottage|bungalow)\s+in\s+"
+          + _ORG),
+    _rule("works", r"\b(?P<who>my)\s+(?:current\s+|new\s+)?employer\s+is\s+" + _ORG,
+          subject="self"),
+    _rule("role", r"\b(?:got|was|been)\s+promoted\s+to\s+(?:an?\s+|the\s+)?"
+          r"(?P<obj>[a-z][\w -]{1,30}?)(?=\s+(?:last|this|in|at|on|after|yesterday|today|"
+          r"recently|a\s+few)\b|\s*[.,;!]|$)",
+          self_only=True),
+    # a thing in use named by what it is used for: "I read on an old Kindle Paperwhite",
+    # "I listen to podcasts on Pocket Casts", "I track my runs with Strava" (known names)
+    _rule("use", r"\b(?:read|listen\s+to\s+(?:podcasts|music|audiobooks)|watch\s+(?:shows|films|"
+          r"movies|tv|videos|series)|track\s+(?:my\s+)?[a-z]+(?:\s+[a-z]+)?|keep\s+track\s+of\s+"
+          r"(?:my\s+)?[a-z]+(?:\s+[a-z]+)?|take\s+(?:my\s+)?notes|log\s+(?:my\s+)?[a-z]+)\s+"
+          r"(?:on|with|in|using)\s+(?:an?\s+|my\s+|the\s+)?(?:old\s+|new\s+|trusty\s+)?" + _O,
+          lexicon_only=True),
+    # "swimming is my thing now"
+    _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+is\s+(?P<who>my)\s+(?:new\s+)?"
+          r"thing\b", subject="self"),
+    # a car is a thing in use, named: "I drive a Toyota Corolla"; sold, it ends
+    _rule("use", r"\bdrive\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+|secondhand\s+|"
+          r"electric\s+)?" + _ORG, self_only=True),
+    _rule("stop_either", r"\b(?:sold|traded\s+in)\s+(?:my|our|the)\s+(?:old\s+)?" + _ORG,
+          self_only=True),
     # people move house, "we" included: "we packed up and moved down to Bristol"
     _rule("relocate", r"\b(?:moved|move|moving)\s+(?:house\s+)?(?:down|up|out|away|home|"
           r"across(?:\s+the\s+country)?|north|south|east|west|abroad)\s+to\s+" + _O),
@@ -73,7 +100,9 @@ CHANGE_RULES: list[Rule] = [
 GIVE_UP = (r"quit|ditched|dropped|abandoned|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
            r"got\s+rid\s+of|uninstalled|am\s+done\s+with|moved\s+away\s+from|moved\s+off(?:\s+of)?|"
            r"moved\s+on\s+from|switched\s+away\s+from|stopped|cut\s+out|kicked|swore\s+off|"
-           r"sworn\s+off")
+           r"sworn\s+off|gone\s+off|went\s+off|lost\s+interest\s+in|got\s+tired\s+of|"
+           r"grown\s+tired\s+of|grew\s+out\s+of|grown\s+out\s+of|fallen\s+out\s+of\s+love\s+"
+           r"with|fell\s+out\s+of\s+love\s+with")
 # Give-up verbs that also take everyday objects ("I dropped my phone", "kicked the door"):
 # with these, only a known name is an ending.
 LOOSE_GIVE_UP = re.compile(r"^(?:dropped|kicked|cut\s+out|stopped|quit)\b", re.I)
@@ -178,10 +207,42 @@ _PET_GONE = [
 ]
 
 
+# A job that ends without a name: "I quit my job", "I retired from teaching last year",
+# "I'm retired now". An employer named after it ("retired from Boeing", "left my job at
+# Acme") is read by the rules that take the name.
+_NO_NAME_AFTER = r"(?!\s+(?:at|with|from)\s+(?-i:[A-Z]))"
+_JOB_ENDS = [
+    ("retire", re.compile(r"\bI(?:'ve|\s+have|'m|\s+am)?\s+(?:now\s+|just\s+|finally\s+|"
+                          r"officially\s+|recently\s+|fully\s+)*retired\b(?!\s+(?:[a-z]+\s+)?"
+                          r"(?:teacher|nurse|officer|engineer|doctor|from\s+(?-i:[A-Z])))",
+                          re.I)),
+    ("stop_job", re.compile(r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)*"
+                            r"(?:quit|left|lost|resigned\s+from)\s+my\s+(?:day\s+|full-time\s+|"
+                            r"old\s+|corporate\s+)?job\b" + _NO_NAME_AFTER, re.I)),
+    ("stop_job", re.compile(r"\bI(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)*"
+                            r"resigned\b(?!\s+(?:from|as)\b)", re.I)),
+    ("stop_job", re.compile(r"\bI\s+(?:was|got|have\s+been|'ve\s+been)\s+(?:laid\s+off|let\s+"
+                            r"go|made\s+redundant|fired)\b" + _NO_NAME_AFTER, re.I)),
+]
+
+
+# A diet taken up ends a taste for meat: "I went vegan in January".
+_NO_MEAT = re.compile(r"\bI(?:'ve|\s+have|'m|\s+am)?\s+(?:now\s+|just\s+|recently\s+|finally\s+)*"
+                      r"(?:went|gone|turned|become|became|switched\s+to\s+being|now)\s+(?:fully\s+|"
+                      r"completely\s+|strictly\s+|100%\s+)?(?:vegan|vegetarian|plant-based)\b",
+                      re.I)
+
+
 def find_endings(text: str) -> Found:
-    """Break-ups and pets that are gone: ``split`` (obj: the name, else the kin word; obj2:
-    the kin when said) and ``pet_gone`` (obj: the name, else the species)."""
+    """Break-ups, pets that are gone and jobs that end unnamed: ``split`` (obj: the name,
+    else the kin word; obj2: the kin when said), ``pet_gone`` (obj: the name, else the
+    species), ``stop_job`` and ``retire`` (obj: ``CURRENT_OBJECT``)."""
     found: Found = []
+    for m in _NO_MEAT.finditer(text):
+        found.append((m.start(), m.end(), [Hit("stop_like", "self", "meat")]))
+    for kind, regex in _JOB_ENDS:
+        for m in regex.finditer(text):
+            found.append((m.start(), m.end(), [Hit(kind, "self", CURRENT_OBJECT)]))
     for regex in _SPLIT_RULES:
         for m in regex.finditer(text):
             kin = _partner(m.group("kin"))

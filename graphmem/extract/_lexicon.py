@@ -195,6 +195,11 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Android phone": ("安卓手机", "Android", "安卓"),
         "Xiaomi phone": ("小米手机",),
         "Huawei phone": ("华为手机",),
+        "OPPO": ("OPPO手机",),
+        "vivo": ("vivo手机",),
+        "Honor": ("荣耀", "荣耀手机"),
+        "Meizu": ("魅族",),
+        "Nothing Phone": (),
     },
     "browser": {
         "Chrome": ("Google Chrome", "谷歌浏览器"),
@@ -222,6 +227,67 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "Notion": (),
         "Evernote": ("印象笔记",),
         "Logseq": (),
+        "OneNote": ("Microsoft OneNote",),
+        "Bear Notes": (),
+        "Apple Notes": (),
+        "Joplin": (),
+        "语雀": ("Yuque",),
+        "有道云笔记": ("Youdao Note",),
+        "为知笔记": ("WizNote",),
+        "flomo": ("浮墨笔记",),
+    },
+    # one of each at a time is the usual case: a new one replaces the old
+    "map_app": {
+        "Google Maps": (),
+        "Apple Maps": (),
+        "Waze": (),
+        "高德地图": ("Amap", "高德"),
+        "百度地图": ("Baidu Maps",),
+        "腾讯地图": ("Tencent Maps",),
+    },
+    "video_app": {
+        "Netflix": (),
+        "Disney+": ("Disney Plus",),
+        "Prime Video": ("Amazon Prime Video",),
+        "HBO Max": (),
+        "YouTube": (),
+        "爱奇艺": ("iQIYI",),
+        "优酷": ("Youku",),
+        "腾讯视频": ("Tencent Video",),
+        "芒果TV": (),
+        "哔哩哔哩": ("B站", "Bilibili"),
+    },
+    "podcast_app": {
+        "Pocket Casts": (),
+        "Overcast": (),
+        "Apple Podcasts": (),
+        "小宇宙": ("Xiaoyuzhou",),
+        "喜马拉雅": ("Ximalaya",),
+    },
+    "fitness_app": {
+        "Strava": (),
+        "Nike Run Club": ("NRC",),
+        "Runkeeper": (),
+        "Keep": (),
+        "小米运动": ("Mi Fitness", "Zepp Life", "小米运动健康"),
+        "悦跑圈": ("Joyrun",),
+        "咕咚": ("Codoon",),
+    },
+    "todo_app": {
+        "Todoist": (),
+        "TickTick": ("滴答清单",),
+        "Things 3": (),
+        "Microsoft To Do": (),
+        "OmniFocus": (),
+        "番茄ToDo": (),
+    },
+    "language_app": {
+        "Duolingo": ("多邻国",),
+        "Babbel": (),
+        "italki": (),
+        "Busuu": (),
+        "扇贝单词": (),
+        "百词斩": (),
     },
     # one streaming service is the usual case: a new one replaces the old
     "music_app": {
@@ -405,7 +471,7 @@ def is_role_en(phrase: str) -> bool:
 _ROLE_ENDING_ZH = re.compile(
     r"(?:[\u4e00-\u9fff]师|(?<!会|成|人|党|团|队|学|官)员|司机|保安|警察|军人|农民|画家|作家|艺术家|"
     r"音乐家|专家|自由职业者|个体户|全职妈妈|家庭主妇|财务|人事|行政|客服|文员|前台|导游|空姐|空乘|"
-    r"店长|老板|保姆|护工|HR)$")
+    r"店长|老板|保姆|护工|HR|策划|助理|经纪人|自由职业|主持人|骑手|码农)$")
 _NOT_A_ROLE_ZH = frozenset({"大师", "老师傅", "牧师"})
 
 
@@ -423,7 +489,11 @@ PLACES = frozenset(
     """北京 上海 深圳 广州 杭州 成都 南京 武汉 西安 重庆 天津 苏州 厦门 香港 台北 澳门 东京 大阪
     纽约 伦敦 巴黎 柏林 新加坡 硅谷 旧金山 西雅图 美国 中国 日本 英国 德国 法国 加拿大 澳洲
     澳大利亚 韩国 首尔 国内 国外 海外 家 家里 老家 本地 远程 这里 那里 这儿 那儿 外地
-    北美 欧洲""".split()
+    北美 欧洲 长沙 青岛 大连 昆明 合肥 郑州 济南 沈阳 哈尔滨 长春 福州 宁波 无锡 珠海 东莞 佛山
+    贵阳 南宁 南昌 太原 石家庄 兰州 乌鲁木齐 拉萨 海口 三亚 大理 丽江 桂林 温州 常州 徐州 扬州
+    绍兴 嘉兴 烟台 泉州 洛阳 呼和浩特 银川 西宁 台湾 新疆 西藏 云南 四川 广东 浙江 江苏 福建
+    山东 湖南 湖北 河南 河北 东北 悉尼 墨尔本 多伦多 温哥华 洛杉矶 芝加哥 波士顿 曼谷
+    清迈""".split()
 )
 
 

@@ -102,6 +102,13 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         r"^\s*(?:lesson\s+learned|note\s+to\s+self|(?:the|my|one)\s+lesson\s+(?:here\s+|i\s+"
         r"learned\s+)?(?:is|was)|takeaway|(?:my\s+)?rule\s+of\s+thumb)\s*(?:[:,-]|is|was)?\s*"
         r"(?:that\s+)?(?P<obj>.+)$", re.I)),
+    # "Big lesson from this trip: never ...", "What I took away from the move is to ..."
+    ("learned", re.compile(
+        r"^\s*(?:(?:a|one|the|my)\s+)?(?:big|biggest|main|key|hard|important|real)\s+"
+        r"(?:lesson|takeaway)(?:\s+(?:from|of)\s+[^:]{1,40}?)?\s*[:-]\s*(?P<obj>.+)$", re.I)),
+    ("learned", re.compile(
+        r"^\s*what\s+I\s+(?:took\s+away|learned|learnt)\s+from\s+[^,;]{1,40}?\s+(?:is|was)\s+"
+        r"(?:that\s+)?(?P<obj>.+)$", re.I)),
     ("habit", re.compile(
         rf"^\s*I\s+(?:usually\s+|always\s+|still\s+|also\s+|often\s+)?(?:go|went)\s+"
         rf"(?P<obj>{_ACTIVITY_EN})\b(?:\s+(?P<when>(?:every|each|on)\s+\w+|twice\s+a\s+\w+|"
@@ -210,8 +217,9 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("learned", re.compile(
         r"吸取了?(?:一个|这个)?教训[：:，,]\s*(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(
-        r"我(?:终于)?学到了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|[：:])\s*"
+        r"我(?:终于)?(?:学到|明白|懂得|懂|意识到)了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|[：:])\s*"
         r"(?P<obj>[^。！!？?]+)")),
+    ("learned", re.compile(r"我才(?:知道|明白|意识到|懂)[：:，,]\s*(?P<obj>[^。！!？?]+)")),
     ("habit", re.compile(
         rf"我(?:(?P<when>{_WHEN_ZH})|{_ONCE_ZH})?(?:都|也|还|又|常|一般)?(?:会)?(?:去)?"
         rf"(?P<obj>{_ACTIVITY_ZH})"

@@ -16,15 +16,16 @@ from graphmem.store import _text_terms
 
 # Kinds a pattern can report. The ``stop_*`` kinds end something (``stop_either``: a taste or
 # a tool, whichever it was); ``switch`` / ``move_from`` / ``works_switch`` carry two objects
-# (from ``obj`` to ``obj2``); ``split`` ends a partner (obj2: the kin when said) and
-# ``pet_gone`` a pet.
+# (from ``obj`` to ``obj2``); ``split`` ends a partner (obj2: the kin when said),
+# ``pet_gone`` a pet, ``stop_job`` the current employer and ``retire`` the current employer
+# and role (both named by no object).
 KINDS = frozenset(
     {
         "like", "dislike", "stop_like", "use", "now_use", "stop_use", "switch",
         "name", "lives", "stop_lives", "move", "move_from", "works", "stop_works",
         "works_switch", "role", "stop_role", "plan", "goal", "learning", "stop_learning",
         "failed", "requires", "allergy", "family", "pet", "learned", "relocate",
-        "stop_either", "split", "pet_gone",
+        "stop_either", "split", "pet_gone", "stop_job", "retire",
     }
 )
 

@@ -53,7 +53,13 @@ from graphmem.extract._english_changes import PARTNER_KINS
 from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
 from graphmem.extract._text import Hit, has_cjk, split_sentences
 from graphmem.guard import scan
-from graphmem.model import ExtractedEntity, ExtractedRelation, Extraction, normalize
+from graphmem.model import (
+    CURRENT_OBJECT,
+    ExtractedEntity,
+    ExtractedRelation,
+    Extraction,
+    normalize,
+)
 
 _PHRASE = {
     "prefers": "prefers", "likes": "likes", "dislikes": "dislikes", "uses": "uses",
@@ -104,7 +110,7 @@ class _Emitter:
     def _add(self, hit: Hit, subj: tuple[str, str, Term | None], predicate: str, obj: str,
              category: str, exclusive: bool, stop: bool = False, said: str | None = None,
              object_type: str | None = None) -> None:
-        name, term = canonicalize(obj)
+        name, term = (obj, None) if obj == CURRENT_OBJECT else canonicalize(obj)
         if not name or scan(name) or scan(subj[0]):
             return  # a key or password is never a memory's subject or object
         phrase = _PHRASE.get(predicate) or predicate.replace("_", " ")
@@ -122,6 +128,8 @@ class _Emitter:
             )
         )
         self._entity(subj[0], subj[1], subj[2])
+        if name == CURRENT_OBJECT:
+            return  # no thing of that name: the service finds what it ends
         otype = object_type or (term.domain if term else _OBJECT_TYPE.get(predicate, "thing"))
         self._entity(name, otype, term)
 
@@ -208,6 +216,13 @@ class _Emitter:
             self._add(hit, subj, "works_at", hit.obj2, "work", True)
         elif k in ("works", "stop_works") and person:
             self._add(hit, subj, "works_at", o, "work", True, k == "stop_works")
+        elif k in ("stop_job", "retire") and person:
+            # "I quit my job", "I retired": whatever employer (and role) is current ends
+            self._add(hit, subj, "works_at", CURRENT_OBJECT, "work", True, True,
+                      said="no longer works there")
+            if k == "retire":
+                self._add(hit, subj, "has_role", CURRENT_OBJECT, "work", True, True,
+                          said="has retired")
         elif k in ("role", "stop_role") and person:
             self._add(hit, subj, "has_role", o, "work", True, k == "stop_role")
         elif k == "name" and person:

@@ -73,6 +73,11 @@ def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+def stem(word: str) -> str:
+    """The Snowball English stem of one lower-case word ("gaming" -> "game")."""
+    return _stem(word)
+
+
 def words(text: str) -> tuple[str, ...]:
     """jieba's words of ``text`` (accurate mode, the HMM guessing unknown words), in order:
     joined, they give ``text`` back. The rule extractor cuts Chinese objects on these

@@ -1,0 +1,177 @@
+"""Endings said without the thing they end ("I retired", 我辞职了), tastes and tools given up
+in other words ("stopped gaming" after "video games", "sold the Mazda"), Chinese sentences
+that open with 我 and a topic (我手机用的是X), homes, cars, roles and lessons said in everyday
+ways. Engine output first, then the changes through the service on both stores. None of
+these sentences is in bench/data."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from graphmem.extract import Message
+from graphmem.extract.rules import RuleExtractor
+from graphmem.inputs import EpisodeIn
+from graphmem.model import CURRENT_OBJECT, normalize
+from graphmem.service import MemoryService
+
+from .api_support import make_service
+
+AT = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
+Key = tuple[str, str, str, bool]
+
+
+def keys(text: str) -> set[Key]:
+    message = Message(text, role="user", occurred_at=AT)
+    return {(r.subject, r.predicate, r.object, r.stop)
+            for r in RuleExtractor().extract([message]).relations}
+
+
+def _u(predicate: str, obj: str, stop: bool = False) -> Key:
+    return ("user", predicate, obj, stop)
+
+
+FOUND: list[tuple[str, set[Key]]] = [
+    ("I finally retired after thirty years.",
+     {_u("works_at", CURRENT_OBJECT, True), _u("has_role", CURRENT_OBJECT, True)}),
+    ("I quit my job last Friday.", {_u("works_at", CURRENT_OBJECT, True)}),
+    ("I got laid off in the spring.", {_u("works_at", CURRENT_OBJECT, True)}),
+    ("I've become vegetarian.", {_u("likes", "meat", True)}),
+    ("I've lost interest in chess.", {_u("likes", "chess", True), _u("uses", "chess", True)}),
+    ("I drive a Mazda CX-5.", {_u("uses", "Mazda CX-5")}),
+    ("We own a small cottage in Whitby.", {_u("lives_in", "Whitby")}),
+    ("My employer is Siemens.", {_u("works_at", "Siemens")}),
+    ("I was promoted to senior editor in May.", {_u("has_role", "senior editor")}),
+    ("I watch shows on Netflix.", {_u("uses", "Netflix")}),
+    ("Pottery is my thing these days.", {_u("likes", "Pottery")}),
+    ("Main takeaway from the launch: test the payment flow twice.",
+     {_u("learned", "test the payment flow twice")}),
+    ("我今年退休了。",
+     {_u("works_at", CURRENT_OBJECT, True), _u("has_role", CURRENT_OBJECT, True)}),
+    ("我上个月辞职了。", {_u("works_at", CURRENT_OBJECT, True)}),
+    ("我平板用的是vivo。", {_u("uses", "vivo")}),
+    ("我听歌一直用QQ音乐。", {_u("uses", "QQ音乐")}),
+    ("大学毕业后我留在了青岛。", {_u("lives_in", "青岛")}),
+    ("我在厦门租了一套房子。", {_u("lives_in", "厦门")}),
+    ("我现在不在工厂了，转行做了摄影师。",
+     {_u("works_at", "工厂", True), _u("has_role", "摄影师")}),
+    ("我开的是一辆本田思域。", {_u("uses", "本田思域")}),
+    ("火锅是我的心头好。", {_u("likes", "火锅")}),
+    ("恐怖片我向来不感冒。", {_u("dislikes", "恐怖片")}),
+    ("这次面试让我明白了一个道理：准备比天赋重要。", {_u("learned", "准备比天赋重要")}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FOUND)
+def test_sentence(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+NOTHING = [
+    "My mum retired last year.",
+    "Should I quit my job?",
+    "I might quit my job.",
+    "My brother drives a Tesla.",
+    "I drive to Leeds every Monday.",
+    "我爸爸退休了。",
+    "我朋友用的是OPPO。",
+    "我建议用Notion。",
+    "我开着车去上班。",
+    "我换了一辆新车。",
+    "我把房子卖了。",
+    "当时我很忙。",
+]
+
+
+@pytest.mark.parametrize("text", NOTHING)
+def test_must_yield_nothing(text: str) -> None:
+    assert keys(text) == set()
+
+
+@pytest.mark.parametrize("text", ["我想辞职。", "我打算明年辞职。", "我没退休。",
+                                  "If I retired I would travel."])
+def test_a_wish_or_a_denial_ends_nothing(text: str) -> None:
+    assert not {k for k in keys(text) if k[3]}  # a plan maybe, never a stop
+
+
+def _tell(service: MemoryService, user: str, texts: list[str]) -> None:
+    for n, text in enumerate(texts):
+        service.add_episode(EpisodeIn(user_id=user, content=text, role="user",
+                                      occurred_at=datetime(2025, 1 + 5 * n, 10, tzinfo=UTC)))
+
+
+def _now(service: MemoryService, user: str) -> set[tuple[str, str]]:
+    return {(r.predicate, r.object) for r in service.relations(user)}
+
+
+def _ever(service: MemoryService, user: str) -> set[tuple[str, str]]:
+    return {(r.predicate, r.object) for r in service.relations(user, include_history=True)}
+
+
+CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
+    # (messages, current at the end, ended by the end)
+    (["I'm a nurse at St. Mary's Hospital.", "I retired in March."],
+     set(), {("works_at", "St. Mary's Hospital"), ("has_role", "nurse")}),
+    (["I play video games most evenings.", "I've stopped gaming."],
+     set(), {("likes", "video games")}),
+    (["I drive a Mazda CX-5.", "I sold the Mazda last week."],
+     set(), {("uses", "Mazda CX-5")}),
+    (["I eat meat most days.", "I went vegetarian this spring."],
+     set(), {("likes", "meat")}),
+    (["我在一家医院当护士。", "我已经不在医院了，转行做了产品经理。"],
+     {("has_role", "产品经理")}, {("works_at", "医院"), ("has_role", "护士")}),
+    (["我一直用腾讯视频追剧。", "后来改用爱奇艺了。"],
+     {("uses", "爱奇艺"), ("prefers", "爱奇艺")}, {("uses", "腾讯视频")}),
+    (["我在一家律所当律师。", "我去年辞职了。"],
+     {("has_role", "律师")}, {("works_at", "律所")}),
+]
+
+
+@pytest.mark.parametrize(("texts", "now", "gone"), CHANGES)
+def test_change_through_the_service(store: Any, user: str, texts: list[str],
+                                    now: set[tuple[str, str]],
+                                    gone: set[tuple[str, str]]) -> None:
+    service = make_service(store)
+    _tell(service, user, texts[:1])
+    assert gone <= _now(service, user)  # the first message was understood
+    _tell(service, user, texts)
+    current = _now(service, user)
+    assert now <= current and not gone & current
+    assert gone <= _ever(service, user)  # kept as history
+
+
+def test_an_ending_with_nothing_current_stores_nothing(store: Any, user: str) -> None:
+    # "I quit my job" with no employer known: no relation, and no thing named "(current)"
+    service = make_service(store)
+    result = service.add_episode(EpisodeIn(user_id=user, content="I quit my job today.",
+                                           role="user", occurred_at=AT))
+    assert result.relations == []
+    assert _ever(service, user) == set()
+    assert service.store.entities_by_norm(user, [normalize(CURRENT_OBJECT)]) == []
+
+
+def test_an_ending_ends_only_its_own_users_job(store: Any, user: str) -> None:
+    service = make_service(store)
+    other = f"{user}-other"
+    service.add_episode(EpisodeIn(user_id=other, content="I work at Lidl.", role="user",
+                                  occurred_at=AT))
+    service.add_episode(EpisodeIn(user_id=user, content="I work at Aldi.", role="user",
+                                  occurred_at=AT))
+    service.add_episode(EpisodeIn(user_id=user, content="I retired yesterday.", role="user",
+                                  occurred_at=datetime(2025, 9, 1, tzinfo=UTC)))
+    assert ("works_at", "Aldi") not in _now(service, user)
+    assert ("works_at", "Lidl") in _now(service, other)
+
+
+def test_a_move_told_later_but_dated_earlier_is_current_in_chinese(store: Any,
+                                                                   user: str) -> None:
+    service = make_service(store)
+    service.add_episode(EpisodeIn(user_id=user, content="我住在苏州。", role="user",
+                                  occurred_at=datetime(2025, 3, 1, tzinfo=UTC)))
+    service.add_episode(EpisodeIn(user_id=user, content="去年我搬到了杭州。", role="user",
+                                  occurred_at=datetime(2025, 9, 1, tzinfo=UTC)))
+    assert ("lives_in", "杭州") in _now(service, user)
+    assert ("lives_in", "苏州") not in _now(service, user)
+    assert ("lives_in", "苏州") in _ever(service, user)
