@@ -102,8 +102,9 @@ def timeline(claims: Iterable[Claim]) -> list[Segment]:
         owner = current
         if positive:
             if current is not None and current.objects == positive and len(positive) == 1:
-                current.claims.extend(c for c in group
-                                      if not c.stop and c not in current.claims)
+                # only a told claim can come twice (read at its start and its telling)
+                current.claims.extend(c for c in group if not c.stop and (
+                    c.told is None or c not in current.claims))
             else:
                 if current is not None:
                     current.end = start
@@ -119,10 +120,8 @@ def timeline(claims: Iterable[Claim]) -> list[Segment]:
         if stops:
             if owner is None and segments:
                 owner = segments[-1]
-            if owner is None:
-                orphans.extend(c for c in stops if c not in orphans)
-            else:
-                owner.claims.extend(c for c in stops if c not in owner.claims)
+            held = orphans if owner is None else owner.claims
+            held.extend(c for c in stops if c.told is None or c not in held)
     if orphans and segments:
         segments[0].claims.extend(orphans)
     return segments
