@@ -61,6 +61,25 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("火锅是我的心头好。", {_u("likes", "火锅")}),
     ("恐怖片我向来不感冒。", {_u("dislikes", "恐怖片")}),
     ("这次面试让我明白了一个道理：准备比天赋重要。", {_u("learned", "准备比天赋重要")}),
+    # said in other everyday ways
+    ("I've been a radiographer at Leeds General for a decade.",
+     {_u("has_role", "radiographer"), _u("works_at", "Leeds General")}),
+    ("We live in Galway, near the harbour.", {_u("lives_in", "Galway")}),
+    ("Home for us is Bergen now.", {_u("lives_in", "Bergen")}),
+    ("Kiwi gives me a rash every time.", {_u("allergic_to", "Kiwi")}),
+    ("My daughter Ada starts school in September.", {_u("has_daughter", "Ada")}),
+    ("Our old lurcher, Biscuit, hates the rain.", {_u("has_pet", "Biscuit")}),
+    ("Nothing beats a cup of mint tea after dinner.", {_u("likes", "mint tea")}),
+    ("Opera is my least favourite kind of night out.", {_u("dislikes", "Opera")}),
+    ("Last week I started at the British Library.", {_u("works_at", "British Library")}),
+    ("我弟弟李强在深圳读书。", {_u("has_brother", "李强")}),
+    ("我们上个月搬到了青岛。", {_u("lives_in", "青岛")}),
+    ("我对黑胶唱片情有独钟。", {_u("likes", "黑胶唱片")}),
+    ("读书笔记我都记在语雀里。", {_u("uses", "语雀")}),
+    ("我升职做了部门主管。", {_u("has_role", "部门主管")}),
+    ("去年我转行做了程序员。",
+     {_u("works_at", CURRENT_OBJECT, True), _u("has_role", "程序员")}),
+    ("我算是明白了：健康比什么都重要。", {_u("learned", "健康比什么都重要")}),
 ]
 
 
@@ -82,6 +101,12 @@ NOTHING = [
     "我换了一辆新车。",
     "我把房子卖了。",
     "当时我很忙。",
+    "We lost the match on Saturday.",
+    "I lost my keys again.",
+    "They live in Leeds.",
+    "我弟弟今年结婚。",
+    "我们项目搬到了GitHub。",
+    "我们搬到了新办公室。",
 ]
 
 
@@ -126,6 +151,10 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
      {("uses", "爱奇艺"), ("prefers", "爱奇艺")}, {("uses", "腾讯视频")}),
     (["我在一家律所当律师。", "我去年辞职了。"],
      {("has_role", "律师")}, {("works_at", "律所")}),
+    (["Our cat Pickle sleeps on my keyboard.", "We lost Pickle last winter."],
+     set(), {("has_pet", "Pickle")}),
+    (["我女朋友刘佳在杭州工作。", "我和刘佳分手了。"], set(), {("has_girlfriend", "刘佳")}),
+    (["我住在无锡。", "我们已经搬到常州了。"], {("lives_in", "常州")}, {("lives_in", "无锡")}),
 ]
 
 

@@ -13,7 +13,7 @@ import pytest
 from graphmem.extract import Message
 from graphmem.extract._dates import resolve_time
 from graphmem.extract.rules import RuleExtractor
-from graphmem.model import ExtractedRelation, Extraction, normalize
+from graphmem.model import CURRENT_OBJECT, ExtractedRelation, Extraction, normalize
 
 AT = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parent.parent
@@ -451,7 +451,9 @@ CHANGES = [
     ("我不在美团干了，跳到了快手。",
      {("user", "works_at", "美团", True), ("user", "works_at", "快手", False)}),
     ("下周我去京东报到。", {("user", "works_at", "京东", False)}),
-    ("我转行当了律师。", {("user", "has_role", "律师", False)}),
+    # a new trade: the role, and whatever employer was current ends
+    ("我转行当了律师。", {("user", "has_role", "律师", False),
+                    ("user", "works_at", CURRENT_OBJECT, True)}),
     ("我是一名公务员。", {("user", "has_role", "公务员", False)}),
     ("我换了iPhone。", {("user", "prefers", "iPhone", False), ("user", "uses", "iPhone", False)}),
     ("我们全家搬到了青岛。", {("user", "lives_in", "青岛", False)}),

@@ -96,11 +96,12 @@ _HOUSEHOLD = frozenset({"我", "我们全家", "我们一家", "我们一家人"
 # A clause that opens with a time gone by: 以前我喜欢跑步 ends that taste.
 _PAST_LEAD = re.compile(r"以前|之前|原来|过去|曾经|以往|当初|原先|早先|小时候")
 _CLAUSE = re.compile(
-    r"[，,；;：:、]|因为|所以|但是|不过|而且|然后|可是|并且|于是|(?<![我们])(?:以后|之后)"
+    r"[，,；;：:、]|因为|所以|(?<!不)但是?|不过|而且|然后|可是|并且|于是|(?<![我们])(?:以后|之后)"
 )
 _QUESTION_WORDS = re.compile(
-    r"什么|哪个|哪些|哪种|哪里|哪儿|怎么|为什么|为啥|是否|是不是|有没有|要不要|能不能|会不会|"
-    r"多少|几个|谁|咋"
+    # 什么都, 谁都, 怎么也: "anything, anyone, anyhow", no question
+    r"(?:什么|哪个|哪些|哪种|哪里|哪儿|怎么|谁)(?![都也])|为什么|为啥|是否|是不是|有没有|要不要|"
+    r"能不能|会不会|多少|几个|咋"
 )
 _TAG_Q = re.compile(
     r"[，,]\s*(?:你呢|你们呢|您呢|你觉得呢|怎么样|对吧|是吧|对不对|好吗)\s*[？?]*\s*$"
@@ -194,6 +195,17 @@ RULES: list[Rule] = [
     _rule("dislike", r"(?:^|(?<=[，,]))(?P<obj>[^，,。！？我]{1,10}?)我?(?:一向|向来|一直|从来|"
           r"根本|实在|真的)?不感冒", subject="self"),
     _rule("dislike", r"对(?P<obj>" + _N + r"{1,12}?)(?:一向|向来|一直|从来|根本|实在|真的)?不感冒"),
+    _rule("like", r"对(?P<obj>" + _N + r"{1,12}?)情有独钟"),
+    _rule("like", r"最(?:开心|快乐|享受|幸福|喜欢做)的事(?:情)?(?:就|莫过于)?是" + _O,
+          subject="self"),
+    _rule("like", r"比起" + _N + r"{1,15}?[，,]?\s*我?(?:还是|其实)?更(?:愿意|喜欢|爱)" + _O,
+          subject="self"),
+    # where a thing is kept: 想法都记在flomo里 (a known name)
+    _rule("use", r"(?:记|存|放|写|整理)在(?P<obj>" + _N + r"{1,12}?)(?:里|上)"),
+    _rule("use", r"戴(?:的是|着)(?P<obj>" + _N + r"{2,12})"),
+    # 升职做销售经理了; 转行/改行 ends the employer too (a new trade, a new place)
+    _rule("role", r"(?:升职|晋升|提拔)(?:做|当|为|成)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
+          extra={"check": "role"}),
     _rule("like", r"(?:最喜欢|最爱|最常用|最偏爱)的(?P<dom>[^，,。是]{1,8})是" + _O),
     _rule("name", r"(?:叫|名字是|名字叫|姓名是)" + _O, self_only=True),
     _rule("name", r"叫我" + _O, subject="self"),
@@ -229,7 +241,7 @@ RULES: list[Rule] = [
           r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
     _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
-    _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转向|迁移到|迁到|改为)了?"
+    _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转到|转向|迁移到|迁到|改为)了?"
           + _O),
     _rule("dislike", r"(?:讨厌|厌恶|受不了|反感|烦透了|烦死了?)" + _O),
     # a taste said as a habit or an idiom: 我不吃辣 / 我现在无辣不欢
@@ -450,6 +462,7 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     gd = m.groupdict()
     conf = rule.confidence
     raw = gd.get("obj") or ""
+    household = False
     if rule.subject == "group":
         subject = _thing(gd.get("subj"))
         if subject is None:
@@ -466,7 +479,10 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             conf = min(conf, cap) if cap < 1 else conf
             if rule.kind == "name" and cap < 1 and _CLAUSE.search(text[: m.start()]):
                 return [], 0  # 我朋友养了一只猫，叫球球: the 叫 names the cat
-        if rule.self_only and subject != "self":
+        # 我们已经搬到合肥了: the household moves (a place only, checked below)
+        household = subject == "project" and rule.kind in ("move", "lives") and bool(
+            re.search(r"我们(?!的?项目|的?团队|公司|组)", text[: m.start()]))
+        if rule.self_only and subject != "self" and not household:
             return [], 0
         if "hedge" in flags:
             conf = min(conf, 0.65)
@@ -515,6 +531,10 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                  and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
     if kind in ("lives", "stop_lives", "move"):
         items = [i for i in items if len(i) <= 12]
+        if household:
+            if not all(is_place_zh(i) for i in items):
+                return [], 0
+            subject = "self"
     if rule.extra.get("check") == "role":
         whole = _tidy(raw)  # 当用户研究员: 用 is no verb to cut off a role word
         if len(items) == 1 and whole.endswith(items[0]) and is_role_zh(whole):

@@ -102,11 +102,12 @@ _NOT_A_PARTNER = re.compile(r"[们家人]|同事|朋友|同学|室友|邻居|老
 
 
 # A job that ends without a name: 我退休了, 我去年辞职了, 我辞去了教师的工作 (the role
-# named ends too), 我被裁员了. Between 我 and the verb only a few words of time or manner,
-# never a relative (我爸退休了 is the father's).
+# named ends too), 我被裁员了, 我转行当了摄影师 (a new trade, so a new place). Between 我
+# and the verb only a few words of time or manner, never a relative (我爸退休了 is the
+# father's).
 _JOB_ENDS_ZH = re.compile(
     r"我(?P<mid>(?:[^，,。！？；;!?爸妈哥姐弟妹公婆朋友同事老板儿女]){0,6}?)(?:(?P<retire>退休)"
-    r"|(?P<quit>辞职|辞掉了?工作|把工作辞了|失业|被裁员?|被辞退|被开除)"
+    r"|(?P<quit>辞职|辞掉了?工作|把工作辞了|失业|被裁员?|被辞退|被开除|转行|改行)"
     r"|辞去了?(?:(?P<role>[^，,。！？；;!?的]{2,8})的)?(?:工作|职务|职位))")
 
 
@@ -126,7 +127,9 @@ def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
             continue  # 我想辞职, 我没退休: no ending said
         ended = m.group("retire") or (m.group("role") and is_role_zh(m.group("role")))
         kind = "retire" if ended else "stop_job"
-        found.append((m.start(), m.end(), [Hit(kind, "self", CURRENT_OBJECT)]))
+        # 转行当了摄影师: the new role after the verb is read by the role rules
+        start = m.end() if m.group("quit") in ("转行", "改行") else m.start()
+        found.append((start, m.end(), [Hit(kind, "self", CURRENT_OBJECT)]))
     for m in _SPLIT_ZH.finditer(text):
         who = m.group("who")
         kin_m = re.match(rf"^(?P<kin>{_PARTNER_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}})?$", who)

@@ -261,8 +261,10 @@ RULES: list[Rule] = [
           r"\s+" + _NAME, subject="self"),
     _rule("name", r"\b(?:hi|hello|hey)(?:\s+(?:there|all|everyone|guys))?[,!.]*\s+I\s+am\s+"
           r"(?P<obj>(?-i:[A-Z][a-z]+))\b", subject="self"),
-    _rule("role", r"\b(?:work|works|working)\s+as\s+(?:an?\s+|the\s+)?" + _O, self_only=True),
-    _rule("role", r"\bam\s+(?:(?:now|also|currently|still|actually|no\s+longer|not|officially|"
+    _rule("role", r"\b(?:work|works|working|freelance|freelancing|retrained|retraining)\s+as\s+"
+          r"(?:an?\s+|the\s+)?" + _O, self_only=True),
+    _rule("role", r"\b(?:am|have\s+been)\s+(?:(?:now|also|currently|still|actually|no\s+longer|"
+          r"not|officially|"
           r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
     _rule("role", r"\bmy\s+(?:job|role|job\s+title|title|position|profession|occupation)\s+is\s+"
           r"(?:an?\s+)?" + _O, subject="self"),
@@ -333,7 +335,8 @@ _TAG = re.compile(
     re.I,
 )
 _HYPOTHETICAL_START = re.compile(
-    r"^\s*(?:if|suppose|imagine|what if|assuming|unless|i wish)\b", re.I
+    r"^\s*(?:if(?![^,]{1,40}?\btaught\s+me\s+anything\b)|suppose|imagine|what if|assuming|"
+    r"unless|i wish)\b", re.I
 )
 _SUBJECT_NOISE = re.compile(
     r"^(?:(?:so|and|but|well|ok|okay|yeah|also|then|again|unfortunately|apparently|btw|lol|"

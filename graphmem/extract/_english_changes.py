@@ -53,8 +53,8 @@ CHANGE_RULES: list[Rule] = [
           r"(?P<role>[a-z][\w -]{1,30}?))?\s+(?:at|with)\s+" + _ORG, self_only=True),
     _rule("works", r"\b(?P<who>my)\s+new\s+(?:job|employer|role|position)\s+(?:is\s+)?"
           r"(?:at|with)\s+" + _ORG, subject="self"),
-    _rule("works", r"\b(?:am\s+|will\s+be\s+)?starting\s+(?:work\s+)?at\s+" + _ORG,
-          self_only=True),
+    _rule("works", r"\b(?:am\s+|will\s+be\s+)?(?:starting|started|began|joined\s+the\s+team)\s+"
+          r"(?:work\s+|a\s+new\s+job\s+)?at\s+(?:the\s+)?" + _ORG, self_only=True),
     # "my editor is VS Code": the thing named is in use
     _rule("use", r"\b(?P<who>my|our)\s+(?:main\s+|current\s+|daily\s+|primary\s+|default\s+|"
           r"usual\s+|work\s+|home\s+|personal\s+)?" + _EDITORISH
@@ -82,9 +82,38 @@ CHANGE_RULES: list[Rule] = [
           r"(?:my\s+)?[a-z]+(?:\s+[a-z]+)?|take\s+(?:my\s+)?notes|log\s+(?:my\s+)?[a-z]+)\s+"
           r"(?:on|with|in|using)\s+(?:an?\s+|my\s+|the\s+)?(?:old\s+|new\s+|trusty\s+)?" + _O,
           lexicon_only=True),
-    # "swimming is my thing now"
-    _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+is\s+(?P<who>my)\s+(?:new\s+)?"
-          r"thing\b", subject="self"),
+    # "swimming is my thing now", "board games are kind of my thing"
+    _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+(?:is|are)\s+(?:kind\s+of\s+|"
+          r"sort\s+of\s+|really\s+|totally\s+)?(?P<who>my)\s+(?:new\s+)?thing\b", subject="self"),
+    # "nothing beats a bowl of pho", "I'd pick a long train journey over flying any day"
+    _rule("like", r"(?:^|(?<=[,;:])\s*)nothing\s+(?:beats|compares\s+to|tops)\s+"
+          r"(?:an?\s+(?:good\s+|hot\s+|cold\s+|big\s+)?(?:bowl|cup|plate|glass|slice|pint|mug)"
+          r"\s+of\s+)?" + _O,
+          subject="self"),
+    _rule("like", r"\bI\s+would\s+(?:pick|choose|take)\s+(?P<obj>[\w' -]{2,40}?)\s+over\s+",
+          subject="self"),
+    # "camping is my least favourite way to spend a weekend", "jazz fusion doesn't do it for me"
+    _rule("dislike", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+(?:is|are)\s+(?:honestly\s+|"
+          r"probably\s+|easily\s+|definitely\s+)?(?P<who>my)\s+least\s+favou?rite\b",
+          subject="self"),
+    _rule("dislike", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+(?:just\s+|really\s+|"
+          r"honestly\s+)?(?:does\s+not|do\s+not)\s+do\s+it\s+for\s+(?P<who>me)\b",
+          subject="self"),
+    # "Todoist is gone, I am on Things 3 now" (known names)
+    _rule("stop_either", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)(?:\s+is|\s+has|'s)\s+"
+          r"(?:been\s+)?gone\b", subject="self", lexicon_only=True),
+    _rule("now_use", r"\bam\s+(?:now\s+)?on\s+(?P<obj>[\w.+# -]{1,30}?)\s+(?:now|these\s+days)\b",
+          self_only=True, lexicon_only=True),
+    # home said as where one is settled: "we're settled in Edinburgh now", "home for me is
+    # Porto these days", "we live in Bristol"
+    _rule("relocate", r"\b(?:are|am|got|have\s+got|finally)\s+(?:now\s+|finally\s+|all\s+)?"
+          r"settled\s+in\s+" + _ORG),
+    _rule("relocate", r"\bhome\s+for\s+(?P<who>me|us)\s+is\s+(?:now\s+)?" + _ORG, subject="self"),
+    _rule("relocate", r"\blive\s+in\s+" + _ORG),
+    # an allergy said by what it does: "Sesame gives me hives"
+    _rule("allergy", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w -]{2,30}?)\s+(?:gives|give|gave)\s+me\s+"
+          r"(?:hives|a\s+rash|rashes|an\s+allergic\s+reaction|a\s+reaction|anaphylaxis)\b",
+          subject="self"),
     # a car is a thing in use, named: "I drive a Toyota Corolla"; sold, it ends
     _rule("use", r"\bdrive\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+|secondhand\s+|"
           r"electric\s+)?" + _ORG, self_only=True),
@@ -204,6 +233,9 @@ _PET_GONE = [
     re.compile(rf"^\s*(?P<species>(?!))?(?P<name>{_NAME})\s+(?:has\s+|had\s+|just\s+|"
                rf"sadly\s+)*(?:died|passed\s+away|was\s+put\s+down|had\s+to\s+be\s+put\s+"
                rf"down|was\s+rehomed|ran\s+away|went\s+missing)\b"),
+    # "We lost Smudge in the autumn": it ends a stored pet of that name, and nothing else
+    re.compile(rf"\b(?:we|I)\s+(?:sadly\s+|just\s+)?lost\s+(?:(?:our|my)\s+(?:old\s+|sweet\s+)?"
+               rf"(?P<species>{SPECIES_EN})\s*,?\s*)?(?P<name>{_NAME})\b(?!')", re.I),
 ]
 
 

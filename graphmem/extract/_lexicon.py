@@ -450,8 +450,20 @@ ROLE_WORDS_EN = frozenset(
     biologist mathematician statistician counselor counsellor worker cashier baker farmer
     soldier firefighter paramedic veterinarian vet barista waiter waitress clerk assistant
     secretary receptionist driver homemaker retiree nanny caregiver plumber carpenter
-    psychologist psychiatrist surgeon physician dietitian nutritionist""".split()
+    psychologist psychiatrist surgeon physician dietitian nutritionist cook midwife bartender
+    cleaner courier porter butcher florist hairdresser barber beautician optician radiologist
+    sonographer auditor banker broker actuary paralegal solicitor barrister judge planner
+    producer director animator illustrator copywriter reporter presenter sailor fisherman
+    gardener landscaper builder welder machinist electrician roofer decorator painter
+    sculptor dancer singer actor actress comedian streamer youtuber influencer salesperson
+    rep representative associate ranger guard officer constable detective ambassador
+    diplomat minister priest pastor rabbi imam carer supervisor foreman operator dispatcher
+    controller navigator curator archivist engineer""".split()
 )
+# Role words by their ending (radiographer, cardiologist, technician, auctioneer); the
+# shortest ones stay out ("list", "career").
+_ROLE_ENDING_EN = re.compile(r"^[a-z]{3,}(?:grapher|ologist|ician|iatrist|ographer|eer)$")
+_NOT_A_ROLE_EN = frozenset({"career", "peer", "beer", "deer", "steer", "sneer", "cheer"})
 
 ROLE_SUFFIX_ZH = re.compile(
     r"(?:工程师|程序员|开发者|开发|设计师|老师|教师|教授|讲师|学生|研究生|博士生|本科生|医生|"
@@ -463,7 +475,11 @@ ROLE_SUFFIX_ZH = re.compile(
 def is_role_en(phrase: str) -> bool:
     """Whether an English noun phrase ends in a role word ("senior backend engineer")."""
     words = normalize(phrase).split()
-    return bool(words) and len(words) <= 5 and words[-1] in ROLE_WORDS_EN
+    if not words or len(words) > 5:
+        return False
+    last = words[-1]
+    return last in ROLE_WORDS_EN or (last not in _NOT_A_ROLE_EN
+                                     and bool(_ROLE_ENDING_EN.match(last)))
 
 
 # Jobs said with a generic ending: 理发师, 咨询师 (…师); 公务员, 快递员 (…员), but not a

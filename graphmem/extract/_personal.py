@@ -42,7 +42,8 @@ _SPECIES = (
     r"(?:dog|puppy|cat|kitten|kitty|rabbit|bunny|hamster|guinea\s+pig|parrot|budgie|cockatiel|"
     r"goldfish|turtle|tortoise|snake|lizard|gecko|horse|pony|ferret|chinchilla|hedgehog|"
     r"retriever|labrador|greyhound|poodle|beagle|corgi|husky|terrier|spaniel|dachshund|pug|"
-    r"bulldog|collie|chihuahua|schnauzer|tabby|canary|axolotl)s?"
+    r"bulldog|collie|chihuahua|schnauzer|tabby|canary|axolotl|bearded\s+dragon|iguana|rat|"
+    r"cockatoo|macaw|frog|tarantula|alpaca|whippet|lurcher|cockapoo|labradoodle|sheepdog)s?"
     r"(?!\s+(?:bed|food|toy|sitter|walker|park|treats?|hair|allerg))"
 )
 SPECIES_EN = _SPECIES
@@ -82,18 +83,24 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         r"(?:with|containing|made\s+with)|any)\s+(?P<obj>[a-z][\w -]{1,20}?)(?=\s*(?:[,.;!?]|$))",
         re.I)),
     ("pet", re.compile(
-        rf"\b(?:I|we)\s+(?:have|own|got|adopted|rescued|just\s+got|just\s+adopted|"
+        rf"\b(?:I|we)\s+(?:have\s+got|have|own|got|adopted|rescued|just\s+got|just\s+adopted|"
         rf"recently\s+adopted)\s+"
         rf"(?:{_COUNT})?(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
         re.I)),
+    # "Our rescue greyhound, Pippin, sleeps all day", "our old cat Smudge": named only
+    ("pet", re.compile(
+        rf"\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\s*,?\s+"
+        rf"(?P<names>{_NAME_EN})\b(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s)"
+        rf"(?![^.;!?]*\b(?:died|passed\s+away|put\s+down|rehomed|re-homed|ran\s+away|"
+        rf"went\s+missing)\b)", re.I)),
     ("family", re.compile(
         rf"\b(?:I|we)\s+have\s+(?:{_COUNT})?{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
         re.I)),
     ("family", re.compile(  # named only: "my sister lives in Paris" is the sister's fact
         rf"\bmy\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b(?:\s*,?\s+(?P<names>{_NAME_EN})\b"
-        rf"(?=\s*(?:,|is|was|has|and|just|lives|works|loves|likes|who|\.|$)))?", re.I)),
+        rf"(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s))?", re.I)),
     ("married", re.compile(  # "I am married to a wonderful guy named Daniel"
         rf"\bI\s+am\s+(?:happily\s+|now\s+)?married\s+to\s+(?:(?:an?|the|this)\s+)?"
         rf"(?:(?:[a-z]+\s+){{0,2}}?(?P<who>guy|man|woman|lady|girl|person|husband|wife)\s*,?\s*"
@@ -101,6 +108,10 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("learned", re.compile(
         r"^\s*(?:lesson\s+learned|note\s+to\s+self|(?:the|my|one)\s+lesson\s+(?:here\s+|i\s+"
         r"learned\s+)?(?:is|was)|takeaway|(?:my\s+)?rule\s+of\s+thumb)\s*(?:[:,-]|is|was)?\s*"
+        r"(?:that\s+)?(?P<obj>.+)$", re.I)),
+    # "If this job has taught me anything, it's that ..."
+    ("learned", re.compile(
+        r"\bif\s+[^,]{1,40}?\s+(?:has\s+)?taught\s+me\s+anything\s*,\s*it(?:'s|\s+is|\s+was)\s+"
         r"(?:that\s+)?(?P<obj>.+)$", re.I)),
     # "Big lesson from this trip: never ...", "What I took away from the move is to ..."
     ("learned", re.compile(
@@ -193,7 +204,8 @@ _KIN_ZH = {
     "儿子": "son", "女儿": "daughter", "孩子": "child", "哥哥": "brother", "弟弟": "brother",
     "姐姐": "sister", "妹妹": "sister", "妈妈": "mother", "母亲": "mother", "爸爸": "father",
     "父亲": "father", "奶奶": "grandmother", "外婆": "grandmother", "爷爷": "grandfather",
-    "外公": "grandfather",
+    "外公": "grandfather", "大儿子": "son", "小儿子": "son", "大女儿": "daughter",
+    "小女儿": "daughter", "闺女": "daughter", "男友": "boyfriend", "女友": "girlfriend",
 }
 KIN_ZH = _KIN_ZH
 _KIN_ZH_RE = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
@@ -209,6 +221,8 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("pet", re.compile(
         rf"我(?:家|们家)?(?:现在|目前|去年|之前|最近|刚)?(?:养了|养着|养|有|领养了|收养了|捡了|"
         rf"买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
+    # 我们家的边牧叫闪电: the household's pet, named
+    ("pet", re.compile(rf"我(?:家|们家)的?(?P<count>)(?P<species>{_PET_ZH})(?=叫|名叫|名字叫)")),
     ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个|个|位)?"
                           rf"(?:双胞胎|亲|同父异母的|同母异父的)?(?P<kin>{_KIN_ZH_RE})")),
     ("family", re.compile(rf"我(?:的|和|跟)?(?P<kin>{_KIN_ZH_RE})(?!们)")),
@@ -217,7 +231,10 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("learned", re.compile(
         r"吸取了?(?:一个|这个)?教训[：:，,]\s*(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(
-        r"我(?:终于)?(?:学到|明白|懂得|懂|意识到)了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|[：:])\s*"
+        r"我(?:终于|算是|总算|才)?(?:学到|明白|懂得|懂|意识到)了?(?:(?:一点|一件事|一个道理|一课)[：:，,]|"
+        r"[：:])\s*(?P<obj>[^。！!？?]+)")),
+    ("learned", re.compile(
+        r"我学到的(?:最重要的|最大的)?(?:一点|一件事|一课|道理|教训)(?:就)?是[：:，,]?\s*"
         r"(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(r"我才(?:知道|明白|意识到|懂)[：:，,]\s*(?P<obj>[^。！!？?]+)")),
     ("habit", re.compile(
@@ -248,6 +265,16 @@ _ALLERGY_SPLIT = re.compile(r"和|、|与|跟|及|以及|/")
 _ALLERGY_WHEN = re.compile(rf"^(?:{TIME_WORD_ZH}|小时候|后来|现在|平时|每次|一到|春天|秋天|换季)+")
 # Words that stand for an allergen without naming it.
 _NOT_ALLERGEN = frozenset({"东西", "啥", "它"})
+
+
+# A relative's name said right after the kin word, family name first: 我妹妹王雪下个月结婚,
+# 我男朋友陈昊在成都工作 (the common family names only, and a word that goes on after it).
+_SURNAMES_ZH = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余"
+                "杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙"
+                "史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_SURNAME_NAME = re.compile(
+    rf"^(?P<name>[{_SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?)(?=在|是|今年|明年|去年|下个?月|上个?月|"
+    rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
 
 
 def _names_zh(rest: str) -> list[str]:
@@ -323,6 +350,10 @@ def find_zh(text: str) -> Found:
             else:
                 kin_word = m.group("kin")
                 kin = _KIN_ZH[kin_word]
+                said = _SURNAME_NAME.match(rest) if not names else None
+                if said and m.group(0).startswith("我"):  # 我妹妹王雪下个月结婚
+                    names = [said.group("name")]
+                    end = m.end() + said.end()
                 hits = [Hit("family", "self", n, kin) for n in names]
                 if not hits and m.group(0).startswith("我有"):  # not 我妹妹住在广州
                     hits = [Hit("family", "self", kin_word, kin, confidence=0.8)]

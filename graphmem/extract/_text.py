@@ -78,7 +78,8 @@ class Spans:
         return all(end <= s or start >= e for s, e in self._spans)
 
     def take(self, start: int, end: int) -> None:
-        self._spans.append((start, end))
+        if end > start:  # an empty span claims nothing
+            self._spans.append((start, end))
 
 
 def scan(rules: list[Rule], text: str) -> Iterator[tuple[Rule, re.Match[str]]]:
