@@ -26,6 +26,7 @@ Examples::
     python bench/rules_eval.py --split fresh2   # a second one, written after fresh was tuned on
     python bench/rules_eval.py --split fresh3   # a third, by someone who had not read the engine
     python bench/rules_eval.py --split fresh4   # a fourth, the same way, after fresh3 was tuned on
+    python bench/rules_eval.py --split fresh5   # a fifth, after fresh4 was tuned on
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -42,7 +43,8 @@ on, and scored once before and once after the round that followed. ``fresh3`` (i
 5001, 108 items) was written after fresh2 had been tuned on, by someone who had not read
 the engine, and scored the same way (before: ``rules_eval_fresh3_before.json``).
 ``fresh4`` (ids from 7001, 100 items) was written the same way after fresh3 had been tuned
-on. Matching is lenient but honest (``fact_matches``): subjects and objects compared
+on, and ``fresh5`` (ids from 9001, 100 items) after fresh4 had been. Matching is lenient
+but honest (``fact_matches``): subjects and objects compared
 after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
 "Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
 says ``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
@@ -195,7 +197,7 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
-SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 
 
 def _split_doc(name: str) -> dict[str, Any]:

@@ -250,10 +250,10 @@ def test_the_split_follows_its_rule_and_covers_both_languages() -> None:
     assert sentences >= 150
 
 
-@pytest.mark.parametrize("split", ["fresh", "fresh2", "fresh3", "fresh4"])
+@pytest.mark.parametrize("split", ["fresh", "fresh2", "fresh3", "fresh4", "fresh5"])
 def test_each_fresh_split_is_apart_from_the_splits_before_it(split: str) -> None:
     bench = _bench()
-    order = ["dev", "test", "fresh", "fresh2", "fresh3", "fresh4"]
+    order = ["dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
     fresh = bench.load_split(split)  # type: ignore[attr-defined]
     old = {item["id"] for name in order[: order.index(split)]
            for item in bench.load_split(name)}  # type: ignore[attr-defined]
