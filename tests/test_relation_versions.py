@@ -63,48 +63,44 @@ def test_an_older_message_arriving_later_is_the_earlier_version(store: Any,
     assert _edges(service, user, [old, new]) == {("SUPERSEDES", new, old)}
 
 
+def _say(service: MemoryService, user: str, content: str, month: int) -> str:
+    return service.add_episode(EpisodeIn(
+        user_id=user, content=content, role="user",
+        occurred_at=datetime(2025, month, 1, tzinfo=UTC))).episode.id
+
+
+def _objects(service: MemoryService, user: str, history: bool = False) -> set[str]:
+    return {r.object for r in service.relations(user, include_history=history)}
+
+
 def test_a_change_told_later_but_dated_earlier_is_current(store: Any, user: str) -> None:
     # "I work at Shopify" said in March; in July a message dates a start at Stripe back to
     # August last year. July's telling is the newer word: Stripe is current, Shopify kept
     # as history, and July's message replaces March's
     service = make_service(store)
-    march = service.add_episode(EpisodeIn(
-        user_id=user, content="I work at Shopify.", role="user",
-        occurred_at=datetime(2025, 3, 1, tzinfo=UTC))).episode.id
-    july = service.add_episode(EpisodeIn(
-        user_id=user, content="I started at Stripe in August 2024.", role="user",
-        occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
-    current = {r.object for r in service.relations(user)}
-    every = {r.object for r in service.relations(user, include_history=True)}
-    assert current == {"Stripe"} and every == {"Shopify", "Stripe"}
+    march = _say(service, user, "I work at Shopify.", 3)
+    july = _say(service, user, "I started at Stripe in August 2024.", 7)
+    assert _objects(service, user) == {"Stripe"}
+    assert _objects(service, user, history=True) == {"Shopify", "Stripe"}
     assert _edges(service, user, [march, july]) == {("SUPERSEDES", july, march)}
 
 
 def test_the_same_messages_imported_in_the_order_said_agree(store: Any, user: str) -> None:
     # an old message sent after a newer one: the told times, not the arrival, decide
     service = make_service(store)
-    july = service.add_episode(EpisodeIn(
-        user_id=user, content="I started at Stripe in August 2024.", role="user",
-        occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
-    march = service.add_episode(EpisodeIn(
-        user_id=user, content="I work at Shopify.", role="user",
-        occurred_at=datetime(2025, 3, 1, tzinfo=UTC))).episode.id
-    assert {r.object for r in service.relations(user)} == {"Stripe"}
+    july = _say(service, user, "I started at Stripe in August 2024.", 7)
+    march = _say(service, user, "I work at Shopify.", 3)
+    assert _objects(service, user) == {"Stripe"}
     assert _edges(service, user, [march, july]) == {("SUPERSEDES", july, march)}
 
 
 def test_a_story_from_years_ago_does_not_replace_the_present(store: Any, user: str) -> None:
     # a start stated years before its telling is a story about the past, not news
     service = make_service(store)
-    march = service.add_episode(EpisodeIn(
-        user_id=user, content="I work at Shopify.", role="user",
-        occurred_at=datetime(2025, 3, 1, tzinfo=UTC))).episode.id
-    july = service.add_episode(EpisodeIn(
-        user_id=user, content="I started at Stripe in 2019.", role="user",
-        occurred_at=datetime(2025, 7, 1, tzinfo=UTC))).episode.id
-    assert {r.object for r in service.relations(user)} == {"Shopify"}
-    assert {r.object for r in service.relations(user, include_history=True)} \
-        == {"Shopify", "Stripe"}
+    march = _say(service, user, "I work at Shopify.", 3)
+    july = _say(service, user, "I started at Stripe in 2019.", 7)
+    assert _objects(service, user) == {"Shopify"}
+    assert _objects(service, user, history=True) == {"Shopify", "Stripe"}
     assert _edges(service, user, [march, july]) == set()
 
 

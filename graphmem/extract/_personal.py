@@ -65,6 +65,9 @@ _ONCE_ZH = (r"(?:今天|昨天|前天|今早|今晚|昨晚|上周[一二三四�
 # (the verb stays with its activity: 用户经常练瑜伽, not 经常瑜伽)
 _ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪|打篮球|打羽毛球|踢足球|踢球|"
                 r"练瑜伽|做瑜伽|瑜伽|钓鱼|跳舞")
+# After a relative's or a pet's name, the sentence goes on (a clause end or a lower-case
+# verb: "my son Eli turns four"), and the name is no possessive ("my sister Anna's friend").
+_GOES_ON = r"(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s)"
 _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
@@ -91,7 +94,7 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     # "Our rescue greyhound, Pippin, sleeps all day", "our old cat Smudge": named only
     ("pet", re.compile(
         rf"\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\s*,?\s+"
-        rf"(?P<names>{_NAME_EN})\b(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s)"
+        rf"(?P<names>{_NAME_EN})\b{_GOES_ON}"
         rf"(?![^.;!?]*\b(?:died|passed\s+away|put\s+down|rehomed|re-homed|ran\s+away|"
         rf"went\s+missing)\b)", re.I)),
     ("family", re.compile(
@@ -100,7 +103,7 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         re.I)),
     ("family", re.compile(  # named only: "my sister lives in Paris" is the sister's fact
         rf"\bmy\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b(?:\s*,?\s+(?P<names>{_NAME_EN})\b"
-        rf"(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s))?", re.I)),
+        rf"{_GOES_ON})?", re.I)),
     ("married", re.compile(  # "I am married to a wonderful guy named Daniel"
         rf"\bI\s+am\s+(?:happily\s+|now\s+)?married\s+to\s+(?:(?:an?|the|this)\s+)?"
         rf"(?:(?:[a-z]+\s+){{0,2}}?(?P<who>guy|man|woman|lady|girl|person|husband|wife)\s*,?\s*"
