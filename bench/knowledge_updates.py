@@ -21,6 +21,8 @@ same messages beside them. Variants change one stage of the default recall
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
     python bench/knowledge_updates.py --split dev2 -v # a second dev set, other shapes
     python bench/knowledge_updates.py --split dev3 -v # a third: changes said in passing
+    python bench/knowledge_updates.py --split dev4 -v # a fourth, by someone who had not read
+                                                      # the engine
 """
 
 from __future__ import annotations
@@ -421,8 +423,127 @@ ZH_DEV3: list[tuple[str, str, str]] = [
     ("我吃素已经两年了。", "听医生的建议，我开始吃鱼了。", "我现在的饮食习惯是什么？"),
 ]
 
+# dev4: written by someone who had not read the engine, changes said mostly in passing
+EN_DEV4: list[tuple[str, str, str]] = [
+    ("I'm a sous-chef at Lola's, the tapas bar in Bristol, so my evenings are mostly gone.",
+     "Writing the whole autumn menu myself is terrifying; being head chef at Lola's means every "
+     "complaint lands on me.",
+     "What's my position in the kitchen these days?"),
+    ("I teach maths at Riverside Academy, mostly Year 9 and 10 classes.",
+     "Spent all Sunday marking mock papers for my new sixth-formers at Kingsmead College.",
+     "Which school employs me now?"),
+    ("We rent a terraced house in Sheffield, just off Ecclesall Road.",
+     "Still unpacking boxes in the Cardiff flat, and the seagulls here wake us at 5am.",
+     "Which city do I call home now?"),
+    ("My commute is a 40-minute drive on the M60, longer if it rains.",
+     "Caught the 8:10 ferry across the river to the office this morning, so much nicer than "
+     "sitting in traffic.",
+     "How do I travel to my job these days?"),
+    ("I do all my sketching on an old iPad Air with the first-generation Pencil.",
+     "Upgraded to a Galaxy Tab S9 for drawing, and the S Pen that came in the box is lovely.",
+     "Which tablet do I use for my artwork now?"),
+    ("I drive a silver 2015 Ford Fiesta, small but reliable.",
+     "Charging the Kia EV6 overnight at home costs a fraction of what I used to spend on petrol.",
+     "What vehicle do I own currently?"),
+    ("All my notes live in Evernote, I've got hundreds of them.",
+     "Spent last night building a daily journal template in Obsidian, with backlinks to my "
+     "project pages.",
+     "Which app do I jot things down in nowadays?"),
+    ("I'm learning Italian on Duolingo and I'm on a 200-day streak.",
+     "My italki tutor says my Korean pronunciation is getting much better, though my hangul "
+     "handwriting is still messy.",
+     "Which foreign language am I studying at the moment?"),
+    ("I play squash every Thursday evening at the university courts.",
+     "Padel on Thursday was chaos, we lost every game but I'm completely hooked.",
+     "What racket sport do I play each week now?"),
+    ("I knit most evenings, right now it's a jumper for my niece.",
+     "Birding has taken over my free time; I spotted a kingfisher on the canal at dawn today.",
+     "What's my main pastime these days?"),
+    ("I get through about three cans of Diet Coke a day at my desk.",
+     "I've swapped to sparkling water with a slice of lime at my desk, six weeks and counting.",
+     "What do I sip on during the workday now?"),
+    ("Breakfast for me is porridge with honey, every single morning.",
+     "Two boiled eggs and a handful of spinach, that's how every day starts before the school run.",
+     "What's my usual morning meal these days?"),
+    ("We adopted a rescue rabbit last month, the shelter had named him Thumper.",
+     "Clover the bunny chewed through my laptop charger again, he's a little menace.",
+     "What name does our pet rabbit go by now?"),
+    ("Our eldest, Hannah, has her heart set on Durham to study law next year.",
+     "Drove Hannah down to Exeter for freshers' week, her halls room is tiny but she's thrilled.",
+     "Which university is my daughter at now?"),
+    ("I've been seeing a guy called Jake for a few months, he's a paramedic.",
+     "Dinner with Ravi's parents went far better than I feared, his mum even sent me home with "
+     "leftovers.",
+     "Who is my boyfriend at the moment?"),
+    ("I'm on 38,000 pounds a year as a junior analyst.",
+     "With the promotion, my payslip now says 44,500 pounds before tax.",
+     "What's my yearly pay currently?"),
+    ("My 10K best is 52:30, from last year's Leeds race.",
+     "Crossed the line at the Bath 10K in 48:12, a PB by miles!",
+     "What's my fastest time over ten kilometres now?"),
+    ("I've got about 6,000 pounds in my emergency fund.",
+     "The rainy-day pot finally hit 10,000 pounds on payday, felt amazing.",
+     "How much do I have set aside for emergencies now?"),
+    ("My dissertation has to be submitted by 30 April.",
+     "My supervisor signed off the extension, so the final deadline is 15 June.",
+     "By what date must I hand in my final write-up now?"),
+    ("My GP is Dr. Hughes at Parkside Surgery.",
+     "My new GP, Dr. Osei, was really thorough going through my blood test results.",
+     "Which doctor do I see at my local practice now?"),
+    ("We get a HelloFresh box delivered every Monday.",
+     "This week's Gousto box had a chicken katsu that the kids actually finished.",
+     "Which meal kit company do we order from now?"),
+    ("My comfort show is The Office, I've rewatched it maybe six times.",
+     "Whenever I'm wiped out I just put Parks and Recreation on, Leslie Knope fixes everything.",
+     "Which sitcom do I put on to unwind these days?"),
+    ("Our company chat runs on Slack.",
+     "Since the merger we've moved over to Microsoft Teams and the notifications are driving me "
+     "mad.",
+     "What messaging platform does my employer use now?"),
+    ("Gemma at Cutting Edge has done my hair for years.",
+     "I've started going to Lucas at the barber's on Mill Lane, fifteen quid for a skin fade.",
+     "Who styles my hair nowadays?"),
+]
+ZH_DEV4: list[tuple[str, str, str]] = [
+    ("我在公司做前端开发，每天主要写Vue页面。",
+     "当上组长以后，一半时间都在开会、排期和写周报，代码反而写得少了。",
+     "我现在在团队里担任什么职务？"),
+    ("我住在武汉，在光谷那边租了个一居室。",
+     "来厦门一个月了，下班骑车十分钟就能到海边吹风。",
+     "我目前定居在哪座城市？"),
+    ("我一直用随手记记账，已经记了三年。",
+     "我改用鲨鱼记账了，月报一看，这个月外卖花了八百多。",
+     "我现在用哪个软件管理日常开销？"),
+    ("我每周二、周四晚上去打乒乓球。",
+     "周四晚上的飞盘局又玩到天黑，胳膊晒得跟炭一样。",
+     "我现在每周固定参加什么运动？"),
+    ("我每天下午都要点一杯奶茶，不喝没精神。",
+     "这阵子下午都泡一壶菊花枸杞茶，喝着比以前舒服多了。",
+     "我现在午后一般喝点什么？"),
+    ("家里只养了一缸金鱼，猫狗都没养过。",
+     "周末从救助站接回来一只橘猫，取名叫馒头，整天黏着我。",
+     "我家新添的那只毛孩子叫什么？"),
+    ("儿子每周六上午在少年宫学画画。",
+     "儿子的围棋老师说他算得快，下个月就带他去考段。",
+     "我儿子目前在学什么特长？"),
+    ("我的半马最好成绩是2小时05分。",
+     "无锡马拉松的半程跑了1小时52分，终于破PB了！",
+     "我现在跑21公里最快用时多少？"),
+    ("我的驾照科目二约在3月8号考。",
+     "驾校通知科目二改到4月12号了，正好能多练几次倒车入库。",
+     "我的场地驾驶考试现在定在哪一天？"),
+    ("我们房东是位退休的陈阿姨，人特别好说话。",
+     "热水器又坏了，给周先生发了微信，他说明天就找师傅上门。",
+     "我现在租的房子，业主是谁？"),
+    ("我开的是爱奇艺的年卡会员，主要看综艺。",
+     "这个月起换成了腾讯视频的会员，主要为了追《庆余年》第二季。",
+     "我现在在哪个平台付费追剧？"),
+    ("我在自学法语，每天背二十个单词。",
+     "德语的名词阴阳中性快把我逼疯了，der、die、das老是分不清。",
+     "我目前在学哪门外语？"),
+]
 SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2),
-          "dev3": (EN_DEV3, ZH_DEV3)}
+          "dev3": (EN_DEV3, ZH_DEV3), "dev4": (EN_DEV4, ZH_DEV4)}
 
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
@@ -541,11 +662,11 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
-                   help="test: the facts reported (default); dev, dev2, dev3: other facts, "
+                   help="test: the facts reported (default); dev, dev2, dev3, dev4: other facts, "
                         "for tuning")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
-                        "knowledge_updates_<split>.json (dev, dev2, dev3)")
+                        "knowledge_updates_<split>.json (dev, dev2, dev3, dev4)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list the changes the default recall gets wrong")
     args = p.parse_args(argv)

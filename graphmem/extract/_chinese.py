@@ -69,8 +69,8 @@ _SUBJECT = re.compile(
     r"我们|咱们|这个项目|该项目|本项目|项目|团队|前端|后端|我)$"
 )
 # 我 and a short topic before the verb: 我手机用的是OPPO, 我开会都用飞书, 我家扫地用的是X.
-_TOPIC = re.compile(r"^\s*我(?P<topic>[\u4e00-\u9fff]{1,4}?)(?:一直|都|平时|主要|通常|基本上?|一般|"
-                    r"经常|常常|也|还|就|全都|总是|\s)*$")
+_TOPIC = re.compile(r"^\s*(?:现在|目前|平时|最近|如今|一般)?我(?P<topic>[\u4e00-\u9fff]{1,4}?)"
+                    r"(?:一直|都|平时|主要|通常|基本上?|一般|经常|常常|也|还|就|全都|总是|\s)*$")
 # ... but no other person, no preposition, nor a word that reports, advises, wants or
 # denies (我朋友用X, 我把X换成Y, 我建议用X, 我不用X), as whole words (开会 is no 会).
 _NOT_A_TOPIC = re.compile(r"^(?:们|把|被|将|给|对|跟|和|与|在|从|向|为|替|让|叫|帮|请)|"
@@ -133,7 +133,8 @@ _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
 _ORG_SUFFIX = re.compile(
     r"(?:公司|集团|科技|银行|大学|团队|实验室|研究院|研究所|工作室|医院|学校|中心|部门|律所|事务所|"
-    r"工厂|厂|餐厅|酒店|超市|出版社|报社|电视台|诊所|幼儿园|中学|小学|汽车)$|[A-Za-z]"
+    r"工厂|厂|餐厅|酒店|超市|出版社|报社|电视台|诊所|幼儿园|中学|小学|汽车|数据|网络|软件|信息|"
+    r"传媒|文化|咨询|物流|电子|医药|教育|金融|资本|证券|保险|游戏)$|[A-Za-z]"
 )
 _STOP_OF = {"like": "stop_like", "use": "stop_use", "now_use": "stop_use", "lives": "stop_lives",
             "works": "stop_works", "role": "stop_role", "learning": "stop_learning"}
@@ -198,8 +199,12 @@ RULES: list[Rule] = [
     _rule("like", r"对(?P<obj>" + _N + r"{1,12}?)情有独钟"),
     _rule("like", r"最(?:开心|快乐|享受|幸福|喜欢做)的事(?:情)?(?:就|莫过于)?是" + _O),
     _rule("like", r"比起" + _N + r"{1,15}?[，,]?\s*我?(?:还是|其实)?更(?:愿意|喜欢|爱)" + _O),
-    # where a thing is kept: 想法都记在flomo里 (a known name)
+    # where a thing is kept or done: 想法都记在flomo里, 代码都在Sublime Text里写 (a known name)
     _rule("use", r"(?:记|存|放|写|整理)在(?P<obj>" + _N + r"{1,12}?)(?:里|上)"),
+    _rule("use", r"在(?P<obj>" + _N + r"{1,20}?)(?:里|上)(?:写|记|做|画|剪|编辑|存)"),
+    # 我最近换工作了：现在在蓝海数据 (a new employer named after the change)
+    _rule("works", r"换了?(?:新)?工作了?[：:，,]\s*(?:现在|目前)?在(?P<obj>" + _N + r"{2,12}?)"
+          r"(?=[，,。！？；;!?]|$|上班|工作)", self_only=True),
     _rule("use", r"戴(?:的是|着)(?P<obj>" + _N + r"{2,12})"),
     # 升职做销售经理了; 转行/改行 ends the employer too (a new trade, a new place)
     _rule("role", r"(?:升职|晋升|提拔)(?:做|当|为|成)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
