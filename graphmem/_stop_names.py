@@ -53,9 +53,10 @@ def ending_target(stopped: str, current: Iterable[str]) -> str | None:
 
 
 def current_objects(store: Store, user_id: str, subject_key: str, predicate: str,
-                    now_ms: int) -> list[str]:
-    """The objects of the user's facts with this subject and predicate, valid now."""
-    query = page_query(as_of=None, known_at=None, now=now_ms, history=False,
+                    now_ms: int, as_of: int | None = None) -> list[str]:
+    """The objects of the user's facts with this subject and predicate, valid now (or at
+    ``as_of``)."""
+    query = page_query(as_of=as_of, known_at=None, now=now_ms, history=False,
                        newest_first=None, after=None, limit=_CURRENT_LIMIT)
     rows = store.relations(user_id, subject=subject_key, predicate=normalize(predicate),
                            obj=None, page=query)

@@ -328,8 +328,10 @@ class MemoryService:
                         subj = entities.resolve(plan, rel.subject,
                                                 types.get(rel.subject, "thing"),
                                                 aliases.get(rel.subject))
-                        found = self._current_object(plan, normalize(subj.name),
-                                                     rel.predicate, statements)
+                        told = msg.occurred_at or p.occurred_at
+                        found = self._current_object(  # held when it ended, else when told
+                            plan, normalize(subj.name), rel.predicate, statements,
+                            [to_ms(t) for t in (_storable(rel.valid_from), told) if t])
                         if found is None:
                             continue  # nothing (or no one thing) current to end
                         obj = found
@@ -460,17 +462,21 @@ class MemoryService:
         return ending_target(stopped, [*stored, *said])
 
     def _current_object(self, plan: WritePlan, subject_key: str, predicate: str,
-                        batch: list[Statement]) -> str | None:
+                        batch: list[Statement], times: list[int | None]) -> str | None:
         """What a stop naming no object ends ("I retired"): the one object of this subject
-        and predicate said last in this batch, else the one current in the store."""
+        and predicate said last in this batch, else the one the store holds valid at the
+        first of ``times`` that finds one (the time the ending names, then its telling)."""
         pred = normalize(predicate)
         said = [st for st in batch if st.subject_key == subject_key
                 and normalize(st.predicate) == pred]
         if said:
             return None if said[-1].claim.stop else said[-1].object
-        stored = {normalize(o): o for o in current_objects(self.store, plan.user_id,
-                                                            subject_key, predicate, plan.at)}
-        return next(iter(stored.values())) if len(stored) == 1 else None
+        for at in times or [None]:
+            stored = {normalize(o): o for o in current_objects(
+                self.store, plan.user_id, subject_key, predicate, plan.at, as_of=at)}
+            if stored:
+                return next(iter(stored.values())) if len(stored) == 1 else None
+        return None
 
     def _is_exclusive(self, predicate: str, declared: bool | None) -> bool:
         if declared is not None:

@@ -202,6 +202,22 @@ def test_an_ending_ends_only_its_own_users_job(store: Any, user: str) -> None:
     assert ("works_at", "Lidl") in _now(service, other)
 
 
+def test_an_ending_imported_late_ends_the_job_held_when_it_was_said(store: Any,
+                                                                    user: str) -> None:
+    # 2020 Acme, 2024 Globex; "I quit my job" said in mid 2023 arrives last: it ends Acme
+    # (the job then), and Globex, begun after it, stays current
+    service = make_service(store)
+    for text, at in (("I work at Acme.", datetime(2020, 1, 10, tzinfo=UTC)),
+                     ("I work at Globex.", datetime(2024, 2, 1, tzinfo=UTC)),
+                     ("I quit my job.", datetime(2023, 6, 1, tzinfo=UTC))):
+        service.add_episode(EpisodeIn(user_id=user, content=text, role="user",
+                                      occurred_at=at))
+    assert ("works_at", "Globex") in _now(service, user)
+    acme = [r for r in service.relations(user, include_history=True) if r.object == "Acme"]
+    assert acme and all(r.valid_until is not None
+                        and r.valid_until <= datetime(2023, 6, 1, tzinfo=UTC) for r in acme)
+
+
 def test_a_move_told_later_but_dated_earlier_is_current_in_chinese(store: Any,
                                                                    user: str) -> None:
     service = make_service(store)
