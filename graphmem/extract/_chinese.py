@@ -73,7 +73,7 @@ _TOPIC = re.compile(r"^\s*(?:现在|目前|平时|最近|如今|一般)?我(?P<t
                     r"(?:一直|都|平时|主要|通常|基本上?|一般|经常|常常|也|还|就|全都|总是|\s)*$")
 # ... but no other person, no preposition, nor a word that reports, advises, wants or
 # denies (我朋友用X, 我把X换成Y, 我建议用X, 我不用X), as whole words (开会 is no 会).
-_NOT_A_TOPIC = re.compile(r"^(?:们|把|被|将|给|对|跟|和|与|在|从|向|为|替|让|叫|帮|请)|"
+_NOT_A_TOPIC = re.compile(r"^(?:们|的|把|被|将|给|对|跟|和|与|在|从|向|为|替|让|叫|帮|请)|"
                           r"[他她它你谁]|朋友|同事|同学|室友|老板|领导|爸|妈|哥|姐|弟|妹|老公|老婆|对象|孩子|"
                           r"儿子|女儿|家人|亲戚|爷|奶|外公|外婆|丈夫|妻子")
 _NOT_A_TOPIC_WORD = frozenset(
@@ -259,7 +259,9 @@ RULES: list[Rule] = [
     _rule("use", r"我(?:工作|平时|现在|目前|日常|上班)?(?:用的|在用的|使用的)"
           r"(?:电脑|笔记本|笔记本电脑|手机|浏览器|编辑器|密码管理器|输入法|手表|智能手表|运动手表|阅读器|电子书阅读器|"
           r"网盘|音乐软件|笔记软件)(?:是|为)" + _O, subject="self"),
-    _rule("use", r"(?:使用|采用|选用|基于|用)" + _NOT_USE + _O),
+    # (a bare 用 that ends a word is no verb: 应用, 费用, 信用, 作用, 利用...)
+    _rule("use", r"(?:使用|采用|选用|基于|(?<![应费信作利运通实适引套功享公专常日商民试占重录任"
+          r"启停禁续借调动选])用)" + _NOT_USE + _O),
     _rule("use", r"喝" + _O, lexicon_only=True),
 ]
 
