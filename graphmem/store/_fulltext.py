@@ -151,7 +151,7 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
         if len(rows) >= cap:
             counted = stats.get((label, user_id, term), n, partial(_count, run, count, params))
             df[term] = max(holding, int(counted))
-    return rank(docs, df, n, avg, k, query_weights(text))
+    return rank(docs, df, n, avg, k, query_weights(text, terms))
 
 
 def _worth_reading(terms: list[str], stats: CorpusStats, label: str, user_id: str, n: int,

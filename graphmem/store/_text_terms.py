@@ -138,14 +138,18 @@ def query_terms(text: str) -> list[str]:
 CHAR_WEIGHT = 0.25
 
 
-def query_weights(text: str) -> dict[str, float]:
-    """How much each of ``text``'s query terms counts: 1, but ``CHAR_WEIGHT`` for a single
-    character that is no word of its own in the question, only a piece of a longer one."""
-    import rjieba
+def query_weights(text: str, terms: list[str] | None = None) -> dict[str, float]:
+    """How much each of ``text``'s query terms (``terms`` when already analysed) counts: 1,
+    but ``CHAR_WEIGHT`` for a single character that is no word of its own in the question,
+    only a piece of a longer one."""
+    terms = query_terms(text) if terms is None else terms
+    singles = {t for t in terms if len(t) == 1 and _CJK_CHAR.match(t)}
+    own: set[str] = set()
+    if singles:  # only a Chinese question is segmented again
+        import rjieba
 
-    own = {w for m in _TOKEN.finditer(text) if m[1] for w in rjieba.cut_for_search(m[1])}
-    return {t: CHAR_WEIGHT if len(t) == 1 and _CJK_CHAR.match(t) and t not in own else 1.0
-            for t in query_terms(text)}
+        own = {w for m in _TOKEN.finditer(text) if m[1] for w in rjieba.cut_for_search(m[1])}
+    return {t: CHAR_WEIGHT if t in singles and t not in own else 1.0 for t in terms}
 
 
 def node_text(label: str, props: dict[str, Any]) -> str | None:
