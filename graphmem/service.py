@@ -324,24 +324,23 @@ class MemoryService:
                     obj = rel.object
                     # "ditched Word" ends "Microsoft Word"; not a stop the service implied
                     # ("likes tea" ends "dislikes tea", never "dislikes green tea")
-                    if rel.stop and obj == CURRENT_OBJECT:
-                        subj = entities.resolve(plan, rel.subject,
-                                                types.get(rel.subject, "thing"),
-                                                aliases.get(rel.subject))
-                        told = msg.occurred_at or p.occurred_at
-                        found = self._current_object(  # held when it ended, else when told
-                            plan, normalize(subj.name), rel.predicate, statements,
-                            [to_ms(t) for t in (_storable(rel.valid_from), told) if t])
-                        if found is None:
-                            continue  # nothing (or no one thing) current to end
-                        obj = found
-                    elif rel.stop and not exclusive and n < len(said[p.id].relations):
-                        subj = entities.resolve(plan, rel.subject,
-                                                types.get(rel.subject, "thing"),
-                                                aliases.get(rel.subject))
-                        obj = self._named_ending(plan, normalize(subj.name), rel.predicate,
-                                                 obj, statements) or obj
                     said_at = msg.occurred_at or p.occurred_at
+                    unnamed = rel.stop and obj == CURRENT_OBJECT
+                    if unnamed or rel.stop and not exclusive \
+                            and n < len(said[p.id].relations):
+                        subj = entities.resolve(plan, rel.subject,
+                                                types.get(rel.subject, "thing"),
+                                                aliases.get(rel.subject))
+                        if unnamed:  # the object held when it ended, else when it was told
+                            found = self._current_object(
+                                plan, normalize(subj.name), rel.predicate, statements,
+                                [to_ms(t) for t in (_storable(rel.valid_from), said_at) if t])
+                            if found is None:
+                                continue  # nothing (or no one thing) current to end
+                            obj = found
+                        else:
+                            obj = self._named_ending(plan, normalize(subj.name), rel.predicate,
+                                                     obj, statements) or obj
                     st = self._statement(
                         plan, entities, subject=rel.subject, predicate=rel.predicate,
                         obj=obj, category=rel.category, exclusive=exclusive,
@@ -455,9 +454,7 @@ class MemoryService:
                       batch: list[Statement]) -> str | None:
         """The current fact a stop names in other words (``graphmem._stop_names``): stored,
         or said earlier in this batch."""
-        pred = normalize(predicate)
-        said = [st.object for st in batch if not st.claim.stop and st.subject_key == subject_key
-                and normalize(st.predicate) == pred]
+        said = [st.object for st in _said(batch, subject_key, predicate) if not st.claim.stop]
         stored = current_objects(self.store, plan.user_id, subject_key, predicate, plan.at)
         return ending_target(stopped, [*stored, *said])
 
@@ -466,9 +463,7 @@ class MemoryService:
         """What a stop naming no object ends ("I retired"): the one object of this subject
         and predicate said last in this batch, else the one the store holds valid at the
         first of ``times`` that finds one (the time the ending names, then its telling)."""
-        pred = normalize(predicate)
-        said = [st for st in batch if st.subject_key == subject_key
-                and normalize(st.predicate) == pred]
+        said = _said(batch, subject_key, predicate)
         if said:
             return None if said[-1].claim.stop else said[-1].object
         for at in times or [None]:
@@ -749,6 +744,13 @@ class MemoryService:
         if not rows:
             raise NotFoundError("entity", entity_id)
         return entity_from_row(rows[0])
+
+
+def _said(batch: list[Statement], subject_key: str, predicate: str) -> list[Statement]:
+    """The statements of ``batch`` with this subject and predicate, in order."""
+    pred = normalize(predicate)
+    return [st for st in batch if st.subject_key == subject_key
+            and normalize(st.predicate) == pred]
 
 
 #: a start stated at most this long before its telling is news ("I moved to Chengdu last
