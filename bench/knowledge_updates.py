@@ -15,7 +15,7 @@ Reported per language and recall variant: **update** (the new version in the top
 above the old one), **new@1** (the new version first) and **both in 10**; BM25 over the
 same messages beside them. Variants change one stage of the default recall
 (``RecallTuning``): ``-facet lift``, ``-newer versions``, ``-facet order``, ``-facet words``,
-``-now band``, ``-now standouts``, and all six off.
+``-now band``, ``-now standouts``, ``-newer kin``, and all seven off.
 
     python bench/knowledge_updates.py                 # test: the facts reported
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
@@ -597,8 +597,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "-facet words": {"facet_words": False},
     "-now band": {"now_band": 0.0},
     "-now standouts": {"now_gap": 0.0},
-    "-all six": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
-                 "now_band": 0.0, "now_gap": 0.0, "version_depth": 0},
+    "-newer kin": {"kin": False},
+    "-all seven": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
+                   "now_band": 0.0, "now_gap": 0.0, "version_depth": 0, "kin": False},
 }
 
 

@@ -40,6 +40,9 @@ class USEEmbedder:
     #: (``EntityResolver``): chosen so that as many pairs of distinct English names of the
     #: dev data link as with MiniLM at 0.86 (``bench/embedders.py --calibrate``: 0.876)
     entity_similarity = 0.88
+    #: as many pairs of unrelated facts reach it as reach MiniLM's 0.3 (English .29,
+    #: Chinese .32; the knowledge-update dev facts)
+    kin_similarity = 0.3
 
     def __init__(self, *, threads: int = 1, batch_size: int = 64) -> None:
         self._threads = max(1, threads)
@@ -98,6 +101,9 @@ class E5Embedder:
     #: e5's cosines sit high for any two texts (unrelated names score ~.8): chosen as
     #: ``USEEmbedder.entity_similarity`` was (``--calibrate``: 0.963)
     entity_similarity = 0.96
+    #: as many pairs of unrelated facts reach it as reach MiniLM's 0.3: English .85,
+    #: Chinese .91 (the knowledge-update dev facts); between them
+    kin_similarity = 0.88
 
     def __init__(self, *, threads: int = 1, batch_size: int = 32) -> None:
         self._threads = max(1, threads)

@@ -254,17 +254,17 @@ def gist(text: str) -> Gist:
         m = _TARGET.search(text, to.start())
         if m is not None:
             target = _words(m["en"] or m["zh"] or "")
-    values = _values(text)
+    values = value_tokens(text)
     changed: set[str] = set()
     for part in _SENTENCE.split(text):
         if _CHANGE_TO.search(part) or says_change(part) or _NOW.search(part):
-            changed |= _values(part)
+            changed |= value_tokens(part)
     return Gist(frozenset(topic_terms(text)), frozenset(values),
                 to is not None or says_change(text) or _NOW.search(text) is not None,
                 to is not None, frozenset(target), frozenset(_words(text)), frozenset(changed))
 
 
-def _values(text: str) -> set[str]:
+def value_tokens(text: str) -> set[str]:
     """The value tokens of ``text``, numbers said in words and Chinese numerals included."""
     values = set(read("gist", text, 0).values)
     values.update(w.lower() for w in _NUMBER_WORDS_EN.findall(text))

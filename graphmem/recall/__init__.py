@@ -32,6 +32,7 @@ from graphmem.recall.fuse import _standout as _standout
 from graphmem.recall.items import in_scope
 from graphmem.recall.orchestrator import Recaller
 from graphmem.recall.order import (
+    newer_kin_first,
     newest_first_among_equals,
     newest_first_among_standouts,
     newest_first_on_facet,
@@ -50,5 +51,5 @@ from graphmem.recall_model import (
 
 __all__ = ["ABLATIONS", "DEFAULT_TUNING", "AccessTracker", "Conflict", "RecallItem",
            "RecallResult", "RecallTuning", "Recaller", "Scores", "Source", "SpeakerCache",
-           "asks_past", "asks_yes_no", "in_scope", "newest_first_among_equals",
+           "asks_past", "asks_yes_no", "in_scope", "newer_kin_first", "newest_first_among_equals",
            "newest_first_among_standouts", "newest_first_on_facet"]

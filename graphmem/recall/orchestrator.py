@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from graphmem._facets import facets_of
@@ -18,8 +19,10 @@ from graphmem.recall.explain import _abstraction_conflicts, _conflicts, _provena
 from graphmem.recall.fuse import _fused, _rank, _rank_graph, _score
 from graphmem.recall.items import _item
 from graphmem.recall.order import (
+    KIN_SIMILARITY,
     _quota,
     lift_on_facet,
+    newer_kin_first,
     newer_versions_first,
     newest_first_among_equals,
     newest_first_among_standouts,
@@ -41,11 +44,20 @@ class Recaller:
     def __init__(self, store: Store, embed_one, tracker: AccessTracker | None = None,  # type: ignore[no-untyped-def]
                  tuning: RecallTuning | None = None,
                  importance: ImportanceModel | None = None,
-                 presets: dict[str, RecallTuning] | None = None, preset: str = "auto") -> None:
+                 presets: dict[str, RecallTuning] | None = None, preset: str = "auto",
+                 embed_texts: Callable[[list[str]], list[list[float]]] | None = None,
+                 reads_cjk: bool = True, kin_similarity: float = KIN_SIMILARITY) -> None:
         """``tuning``: the one tuning (no routing); ``presets`` by name (``PRESETS``) with
-        ``preset`` "auto" picks one per user by what their memory is made of."""
+        ``preset`` "auto" picks one per user by what their memory is made of.
+        ``embed_texts`` embeds texts as memories (sentences of candidates compared in
+        meaning; None: no such comparison), by a model that reads Chinese or not
+        (``reads_cjk``) and whose vectors of two statements are alike from the cosine
+        ``kin_similarity``."""
         self.store = store
         self.embed_one = embed_one
+        self.embed_texts = embed_texts
+        self.reads_cjk = reads_cjk
+        self.kin_similarity = kin_similarity
         self.tracker = tracker
         self.tuning = tuning or DEFAULT_TUNING
         self.presets = presets or {}
@@ -127,6 +139,9 @@ class Recaller:
                     items, c.rows, t.version_depth,
                     lambda ids: self.store.recall_rows("Episode", q.user_id, ids))
                 newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
+            if t.kin and self.embed_texts is not None and first_person(q.query):
+                newer_kin_first(items, c.rows, q.query, vector, t.kin_depth,
+                                self.kin_similarity, self.embed_texts, self.reads_cjk)
         chosen = _quota(items, q.limit, a.kinds)
 
         _provenance(self.store, q.user_id, chosen, c.rows)

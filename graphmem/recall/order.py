@@ -1,6 +1,7 @@
 """Recall's final order: for a question about now, newest first among the episodes that
-state something on a facet it names and among those that answer it about equally well;
-then per-kind quotas. (Episode versions, which come before these, are
+state something on a facet it names and among those that answer it about equally well, and
+the newer of two whose answers are closest in meaning when it names something new; then
+per-kind quotas. (Episode versions, which come before these, are
 ``_recall_versions``.)"""
 
 from __future__ import annotations
@@ -9,13 +10,24 @@ import math
 from collections import defaultdict
 from collections.abc import Callable
 
+import numpy as np
+
 from graphmem._facets import Facet, asks, on_facet
 from graphmem._passages import SENTENCE_END
-from graphmem._version_rules import Gist, gist, restates, topic_terms
+from graphmem._version_rules import Gist, gist, restates, topic_terms, value_tokens
+from graphmem.extract._text import has_cjk
 from graphmem.model import MemoryKind, to_ms
 from graphmem.recall.fuse import _NOT_USER
 from graphmem.recall_model import RecallItem
 from graphmem.store.base import Row
+
+#: statements of an episode that may be its answer (those sharing the most terms with the
+#: question, then the first ones): embedded when the question is asked
+KIN_SENTENCES = 4
+#: how many of the answers closest to the question a newer version's may be among
+KIN_FIT = 2
+#: the cosine from which two statements are alike, for an embedder that names none
+KIN_SIMILARITY = 0.3
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
@@ -99,6 +111,72 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
                 todo.append(nxt)
         seen |= group
         _newest_first(items, sorted(group), times)
+
+
+def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str,
+                    asked: list[float], depth: int, least: float,
+                    embed: Callable[[list[str]], list[list[float]]],
+                    reads_cjk: bool = True) -> None:
+    """Reorder, in place, pairs of the user's episodes among the first ``depth`` items whose
+    answers to the question are each other's closest in meaning and at least ``least``
+    close, when the newer one's answer names something the older episode does not and is
+    one of the ``KIN_FIT`` answers closest to the question: the newer first, in their
+    places. An episode's answer is its statement (a sentence that
+    asks nothing; of ``KIN_SENTENCES`` at most, those sharing the most terms with the
+    ``question``, then the first) closest to the question's vector ``asked``; a sentence
+    (nearly) the same as one of another episode is a template or a repeat, not an answer
+    of either."""
+    terms = topic_terms(question)
+    said: list[tuple[int, list[str]]] = []
+    for n, it in enumerate(items[:depth]):
+        row = rows.get(it.id) or {}
+        if it.kind is not MemoryKind.EPISODE or row.get("role") in _NOT_USER:
+            continue
+        parts = [s.strip() for s in SENTENCE_END.split(str(row.get("content") or ""))
+                 if s.strip() and not asks(s) and (reads_cjk or not has_cjk(s))]
+        parts = list(dict.fromkeys(parts))
+        parts.sort(key=lambda s: -len(topic_terms(s) & terms))  # stable: then the first
+        if parts:
+            said.append((n, parts[:KIN_SENTENCES]))
+    if len(said) < 2:
+        return
+    texts = list(dict.fromkeys(s for _, parts in said for s in parts))
+    vectors = np.asarray(embed(texts), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    like = vectors @ vectors.T
+    row = {s: k for k, s in enumerate(texts)}
+    owner = np.array([next(n for n, parts in said if s in parts) for s in texts])
+    # (nearly) the same words as a sentence of another episode, or said in two of them
+    # (nearly the same: six sevenths of the way from alike to the same, .9 for MiniLM)
+    same = {texts[k] for k in np.flatnonzero(
+        ((like >= 1 - (1 - least) / 7) & (owner[:, None] != owner[None, :])).any(axis=1))}
+    same |= {s for s in texts if sum(s in parts for _, parts in said) > 1}
+    to_question = vectors @ (np.asarray(asked, dtype=np.float64)
+                             / max(float(np.linalg.norm(asked)), 1e-12))
+    answers = [(n, max(kept, key=lambda s: to_question[row[s]]))
+               for n, parts in said if (kept := [s for s in parts if s not in same])]
+    if len(answers) < 2:
+        return
+    # the newer answer must be one of the two closest to the question: a later fact of
+    # the same form ("My favourite book is..." after "I love green tea") is no version
+    fit = sorted(range(len(answers)), key=lambda i: -to_question[row[answers[i][1]]])
+    near_question = set(fit[:KIN_FIT])
+    close = {(i, j): float(like[row[answers[i][1]], row[answers[j][1]]])
+             for i in range(len(answers)) for j in range(len(answers)) if i != j}
+    nearest = {i: max((k for k in range(len(answers)) if k != i), key=lambda k: close[i, k])
+               for i in range(len(answers))}
+    for i, j in nearest.items():
+        if j <= i or nearest[j] != i or close[i, j] < least or j not in near_question:
+            continue
+        upper, lower = items[answers[i][0]], items[answers[j][0]]
+        if (to_ms(lower.occurred_at) or 0) <= (to_ms(upper.occurred_at) or 0):
+            continue  # the newer already first
+        # the newer one's answer names something the older message does not: a new value
+        # ("the Kia EV6" after "a Ford Fiesta"), not the same topic again ("I still need
+        # letters of support for the grant")
+        older = str((rows.get(upper.id) or {}).get("content") or "")
+        if value_tokens(answers[j][1]) - value_tokens(older):
+            _newest_first(items, [answers[i][0], answers[j][0]])
 
 
 def relation_sources(items: list[RecallItem], rows: dict[str, Row], depth: int,
