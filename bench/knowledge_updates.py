@@ -23,6 +23,8 @@ same messages beside them. Variants change one stage of the default recall
     python bench/knowledge_updates.py --split dev3 -v # a third: changes said in passing
     python bench/knowledge_updates.py --split dev4 -v # a fourth, by someone who had not read
                                                       # the engine
+    python bench/knowledge_updates.py --split held    # a fifth, written the same way after
+                                                      # the last knob was chosen: reported
 """
 
 from __future__ import annotations
@@ -542,8 +544,125 @@ ZH_DEV4: list[tuple[str, str, str]] = [
      "德语的名词阴阳中性快把我逼疯了，der、die、das老是分不清。",
      "我目前在学哪门外语？"),
 ]
+# A fifth set, written (like dev4) by someone who had not read the engine, after the stage
+# that compares candidates' answers in meaning was chosen; scored once, for reporting
+EN_HELD: list[tuple[str, str, str]] = [
+    ('I work as a barista at a small café near the station.',
+     'My first week of night shifts as a ward nurse nearly broke me, but honestly I love it.',
+     'What do I do for a living now?'),
+    ('I live in Denver, in a tiny apartment off Colfax.',
+     'We moved to Portland last month, and the rain here is no joke.',
+     'Which city am I living in these days?'),
+    ('My pet right now is a goldfish named Bubbles.',
+     'Pepper, our beagle, chewed through another charging cable this morning.',
+     'What kind of pet do I have now?'),
+    ("I'm dating a guy named Tom, we met at a climbing gym.",
+     'Marco and I just celebrated six months together, he made the most amazing risotto.',
+     'Who am I dating now?'),
+    ('My phone is a Google Pixel 6.',
+     "I finally switched to an iPhone 15 and I'm still getting used to the keyboard.",
+     'Which phone am I using these days?'),
+    ('I track my runs with Strava.',
+     'Garmin Connect keeps nagging me about recovery time after every jog.',
+     'What app do I use to log my runs now?'),
+    ('My main hobby is knitting, I do it every evening.',
+     "Most nights lately I'm at the wheel in the pottery studio, covered in clay up to my "
+     'elbows.',
+     "What's my main pastime at the moment?"),
+    ('I play basketball every Thursday with some coworkers.',
+     'I dropped basketball and joined a volleyball league instead, same night of the week.',
+     'Which sport do I play on Thursdays now?'),
+    ("I'm vegetarian, but I still eat eggs and cheese.",
+     "Went fully vegan in March, so it's oat milk and tofu scramble from now on.",
+     'What diet am I following currently?'),
+    ('I drink two cups of black coffee every morning.',
+     'Matcha latte in hand, ready to face the inbox.',
+     "What's my go-to drink when I start the day nowadays?"),
+    ("I'm taking an evening course in accounting at the community college.",
+     "Swapped the accounting class for a web design course, it's way more fun.",
+     'Which evening course am I enrolled in now?'),
+    ('My dentist is Dr. Patel on Elm Street.',
+     'The new dentist, Dr. Kim, actually explained everything she was doing. So refreshing.',
+     'Who looks after my teeth now?'),
+    ('I pay for Spotify Premium every month.',
+     'Canceled that subscription since Apple Music came bundled with my new plan anyway.',
+     'Which music streaming service am I using these days?'),
+    ('My salary is about $52,000 a year.',
+     "The raise finally went through, so I'm at $61,000 now.",
+     'How much do I earn per year currently?'),
+    ('I weigh 84 kilos right now and want to lose some.',
+     'Scale said 77.5 this morning and I did a little dance in the bathroom.',
+     "What's my body weight these days?"),
+    ('My rent is $1,400 a month.',
+     'Landlord bumped it up again, $1,650 starting this month, ugh.',
+     'How much am I paying for my apartment monthly now?'),
+    ('I wake up at 7:30 on weekdays.',
+     "Since the early shift started I've been setting my alarm for 5:45.",
+     'What time do I get up on workdays now?'),
+    ('I have two houseplants, a pothos and a snake plant.',
+     'Counted them last night: eleven now, my windowsill is basically a jungle.',
+     'How many houseplants do I own at this point?'),
+    ('My thesis is due on May 15.',
+     'Good news, my advisor gave me an extension until June 30.',
+     'When is my thesis deadline now?'),
+    ("I'm on the marketing team at work.",
+     'First sprint planning with the product folks today, lots of new faces and way too many '
+     'sticky notes.',
+     'Which department am I part of at my job now?'),
+    ('I drive a 2012 Honda Civic.',
+     'Sold the Civic, and the Toyota RAV4 has so much more room for the dogs.',
+     'What car am I driving these days?'),
+    ("I take the bus to work, it's about 40 minutes.",
+     'Biking in along the river has become the best part of my mornings.',
+     'How do I get to the office nowadays?'),
+    ('I go to the Planet Fitness near my house.',
+     "I switched gyms, I'm training at Iron Works CrossFit downtown now.",
+     'Where do I work out currently?'),
+    ("I'm learning Spanish on Duolingo.",
+     'My Japanese tutor says my pronunciation is finally improving.',
+     'Which language am I studying these days?'),
+]
+ZH_HELD: list[tuple[str, str, str]] = [
+    ('我在一家银行做柜员。',
+     '今天第一次给客户讲保险方案，当保险顾问比想象中累多了。',
+     '我现在是做什么工作的？'),
+    ('我住在成都高新区，离公司挺近的。',
+     '搬到杭州快一个月了，西湖边跑步真舒服。',
+     '我目前住在哪个城市？'),
+    ('我养了一只橘猫，叫大橘。',
+     '家里那只柯基今天又把拖鞋叼走了，气死我了。',
+     '我现在养的是什么宠物？'),
+    ('我每天下午都要喝一杯奶茶。',
+     '戒了奶茶，现在下午只喝无糖气泡水。',
+     '我最近下午一般喝什么？'),
+    ('我每周去游泳三次。',
+     '最近迷上了攀岩，周末都泡在岩馆里，手上全是茧。',
+     '我现在主要做什么运动？'),
+    ('我房租每个月3500。',
+     '新合同签了，每月涨到4200，心好痛。',
+     '我现在每个月住房要花多少钱？'),
+    ('我用的是小米手机。',
+     '换了华为Mate 60，拍照确实好很多。',
+     '我目前用的是什么手机？'),
+    ('我记账用的是随手记。',
+     '这个月的开销用鲨鱼记账一看，外卖居然花了一千多。',
+     '我现在用哪个软件管理花销？'),
+    ('我在报班学吉他。',
+     '吉他班不上了，改学钢琴了，老师人超好。',
+     '我现在在学什么乐器？'),
+    ('我的驾照科目三考试定在10月12号。',
+     '科目三改约到11月3号了，还能多练几次。',
+     '我科目三现在是哪天考？'),
+    ('我一般晚上12点半才睡。',
+     '这阵子一到十一点就困得不行，倒头就着。',
+     '我这段时间一般什么时候上床休息？'),
+    ('我女朋友叫小雨，在上海读研。',
+     '周末带阿琳回家见我爸妈了，紧张死了。',
+     '我现在的对象是谁？'),
+]
 SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2),
-          "dev3": (EN_DEV3, ZH_DEV3), "dev4": (EN_DEV4, ZH_DEV4)}
+          "dev3": (EN_DEV3, ZH_DEV3), "dev4": (EN_DEV4, ZH_DEV4),
+          "held": (EN_HELD, ZH_HELD)}
 
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
@@ -664,10 +783,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
                    help="test: the facts reported (default); dev, dev2, dev3, dev4: other facts, "
-                        "for tuning")
+                        "for tuning; held: written apart, for reporting only")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
-                        "knowledge_updates_<split>.json (dev, dev2, dev3, dev4)")
+                        "knowledge_updates_<split>.json (the others)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list the changes the default recall gets wrong")
     args = p.parse_args(argv)
