@@ -170,15 +170,66 @@ def _opened(sentence: str) -> int:
     return m.end() if m else 0
 
 
-def on_facet(text: str, facets: tuple[Facet, ...]) -> bool:
+_KIN_EN = {"mom": "mother", "mum": "mother", "mother": "mother", "dad": "father",
+           "father": "father", "parents": "parents", "sister": "sister", "brother": "brother",
+           "wife": "wife", "husband": "husband", "partner": "partner",
+           "boyfriend": "boyfriend", "girlfriend": "girlfriend", "son": "son",
+           "daughter": "daughter", "kids": "kids", "children": "kids", "friend": "friend",
+           "roommate": "roommate", "flatmate": "roommate", "cousin": "cousin", "aunt": "aunt",
+           "uncle": "uncle", "niece": "niece", "nephew": "nephew", "grandma": "grandmother",
+           "grandmother": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather"}
+_KIN_ZH = {"爸妈": "parents", "父母": "parents", "妈妈": "mother", "妈": "mother",
+           "爸爸": "father", "爸": "father", "妹妹": "sister", "姐姐": "sister",
+           "哥哥": "brother", "弟弟": "brother", "老婆": "wife", "妻子": "wife",
+           "老公": "husband", "丈夫": "husband", "儿子": "son", "女儿": "daughter",
+           "孩子": "kids", "朋友": "friend", "室友": "roommate", "奶奶": "grandmother",
+           "外婆": "grandmother", "爷爷": "grandfather", "外公": "grandfather"}
+_KIN_WORDS_EN = "|".join(sorted(_KIN_EN, key=len, reverse=True))
+_KIN_WORDS_ZH = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
+_KIN_NAMED = re.compile(
+    rf"(?i)\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|best|"
+    rf"twin)\s+)?({_KIN_WORDS_EN})s?\b|我(?:的|们的|们家)?({_KIN_WORDS_ZH})")
+_KIN_LEAD = re.compile(r"(?i)(?:(?:by the way|also|anyway|btw|oh|so|and|well),?\s+)?")
+
+
+def kin_of(text: str, *, subject: bool = False) -> str | None:
+    """The person close to the user whom ``text`` names ("my older sister", 我妈妈), as one
+    word ("sister", "mother"); with ``subject``, only as what the sentence opens with, its
+    subject ("My sister Anna lives in Berlin"), not "I visited my sister"."""
+    if subject:
+        start = _opened(text)
+        start = _KIN_LEAD.match(text, start).end()  # type: ignore[union-attr]
+        m = _KIN_NAMED.match(text, start)
+    else:
+        m = _KIN_NAMED.search(text)
+    if m is None:
+        return None
+    return _KIN_EN[m[1].lower()] if m[1] else _KIN_ZH[m[2]]
+
+
+def of_another(text: str, kin: str | None = None) -> bool:
+    """Does every statement of ``text`` open with someone close to the user other than
+    ``kin`` ("My sister Anna lives in Berlin.")? Such a message is no version of a fact of
+    the user's own."""
+    said = [s for s in SENTENCE_END.split(text) if s.strip() and not asks(s)]
+    return bool(said) and all(
+        (who := kin_of(s, subject=True)) is not None and who != kin for s in said)
+
+
+def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
     """Does ``text`` state a value of one of ``facets``: a sentence, not a question, that
     names the facet and carries a value (a number, a name written with a capital, one of
     the facet's usual values; any Chinese sentence, whose names have no capitals)? Not only
     first-person sentences: "Update on the grant: the submission date moved to May 30" is
     the user's deadline too. A sentence naming the facet in passing ("the managers look
-    at it on Mondays") states no version of it."""
+    at it on Mondays") states no version of it, nor does one about someone close to the
+    user ("My sister Anna lives in Berlin", ``kin_of``) unless the question asks about
+    that one (``kin``: "Where does my sister live?")."""
     for sentence in SENTENCE_END.split(text):
         if asks(sentence):
+            continue
+        said = kin_of(sentence, subject=True)
+        if said is not None and said != kin:
             continue
         for f in facets:
             if f.said.search(sentence) and (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem._facets import facets_of, kin_of, of_another, on_facet
 from graphmem.embed import MiniLMEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
@@ -221,7 +222,36 @@ def test_distinct_facts_of_one_form_are_no_versions(minilm_service: MemoryServic
     for question, fact in (("What tea do I like to drink now?", 0),
                            ("What is my cat called these days?", 1),
                            ("Which instrument am I learning at the moment?", 5),
+                           # the sister's home is newer, and no version of the user's
+                           ("Where do I live now?", 2),
+                           ("Where does my sister Anna live now?", 4),
                            ("Which editor do I use for coding now?", 6),
                            ("What is my favourite book?", 7),
                            ("What am I allergic to?", 8)):
         assert _order(service, user, question)[0] == ids[fact], question
+
+
+@pytest.mark.parametrize(("text", "who"), [
+    ("My sister Anna lives in Berlin.", "sister"),
+    ("By the way, my older brother moved to Oslo.", "brother"),
+    ("Side note: My mum lives in Leeds.", "mother"),
+    ("(Unrelated: our kids switched to Oakridge.)", "kids"),
+    ("我妈妈在老家开了个小超市。", "mother"),
+    ("我爸妈搬到了上海。", "parents"),
+    ("I visited my sister in Rome.", None),  # the user's own doing
+    ("I moved to Lisbon.", None),
+])
+def test_who_a_sentence_is_about(text: str, who: str | None) -> None:
+    assert kin_of(text, subject=True) == who
+
+
+def test_a_fact_of_someone_close_is_no_fact_of_the_users() -> None:
+    home = facets_of("Where do I live now?")
+    assert kin_of("Where does my sister Anna live now?") == "sister"
+    assert kin_of("Where do I live now?") is None
+    assert not on_facet("My sister Anna lives in Berlin.", home)
+    assert on_facet("My sister Anna lives in Berlin.", home, "sister")
+    assert on_facet("I moved to Lisbon last spring.", home)
+    assert of_another("My sister Anna lives in Berlin. My brother lives in Rome.")
+    assert not of_another("My sister Anna lives in Berlin.", "sister")
+    assert not of_another("My sister lives in Berlin. I moved to Lisbon.")

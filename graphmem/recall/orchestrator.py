@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from graphmem._facets import facets_of
+from graphmem._facets import facets_of, kin_of, of_another
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import first_person, snippet
 from graphmem._recall_versions import asks_before, resolve_versions
@@ -117,8 +117,9 @@ class Recaller:
             a.cand = min(a.cand * 4, MAX_FILTERED_DEPTH)
 
         facets = facets_of(a.search)
+        kin = kin_of(q.query)  # "my sister's city": her facts, not the user's
         if first_person(q.query):  # a personal fact of the user's ("my manager")
-            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth)
+            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin)
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
@@ -128,12 +129,17 @@ class Recaller:
             if MemoryKind.EPISODE in a.kinds and not q.include_history else []
         if about_now(q, a):
             if t.facet_order:
-                newest_first_on_facet(items, c.rows, facets, t.facet_depth)
+                newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin)
+            # "My sister Anna lives in Berlin" is no newer version of where the user lives
+            others = frozenset(
+                it.id for it in items[:max(t.now_depth, t.kin_depth)]
+                if it.kind is MemoryKind.EPISODE
+                and of_another(str((c.rows.get(it.id) or {}).get("content") or ""), kin))
             if t.now_band > 0:
-                newest_first_among_equals(items, t.now_band, t.now_depth)
+                newest_first_among_equals(items, t.now_band, t.now_depth, others)
             if t.now_gap > 0:
                 newest_first_among_standouts(items, t.now_gap, t.now_floor,
-                                             t.now_standouts, t.now_depth)
+                                             t.now_standouts, t.now_depth, others)
             if t.version_depth > 0:
                 sources = relation_sources(
                     items, c.rows, t.version_depth,
@@ -141,7 +147,8 @@ class Recaller:
                 newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
             if t.kin and self.embed_texts is not None and first_person(q.query):
                 newer_kin_first(items, c.rows, q.query, vector, t.kin_depth,
-                                self.kin_similarity, self.embed_texts, self.reads_cjk)
+                                self.kin_similarity, self.embed_texts, self.reads_cjk,
+                                others)
         chosen = _quota(items, q.limit, a.kinds)
 
         _provenance(self.store, q.user_id, chosen, c.rows)

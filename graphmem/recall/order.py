@@ -31,7 +31,7 @@ KIN_SIMILARITY = 0.3
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
-                          facets: tuple[Facet, ...], depth: int) -> None:
+                          facets: tuple[Facet, ...], depth: int, kin: str | None = None) -> None:
     """Reorder, in place, the episodes among the first ``depth`` items that state something
     on a facet the question asks about (``graphmem._facets``): newest first, in the places
     those episodes held, each place keeping its score. "Who is my manager now?": every
@@ -41,12 +41,12 @@ def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
     if not facets:
         return
     places = [n for n in _episode_places(items, depth)
-              if _states(rows.get(items[n].id) or {}, facets)]
+              if _states(rows.get(items[n].id) or {}, facets, kin)]
     _newest_first(items, places)
 
 
 def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[Facet, ...],
-                  lift: float, depth: int) -> None:
+                  lift: float, depth: int, kin: str | None = None) -> None:
     """Raise, in place, the scores of the episodes among the first ``depth`` items that
     state something on a facet the question names, x (1 + ``lift``), and sort again: "To
     whom do I report now?" - the message saying who the user's manager is, said in
@@ -54,14 +54,16 @@ def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[F
     if not facets or lift <= 0:
         return
     for it in items[:depth]:
-        if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets):
+        if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets, kin):
             it.score = round(it.score * (1 + lift), 6)
     items.sort(key=lambda it: (-it.score, it.id))
 
 
-def _states(row: Row, facets: tuple[Facet, ...]) -> bool:
-    """Does the user's (not the assistant's) message in ``row`` state a facet's value?"""
-    return row.get("role") not in _NOT_USER and on_facet(str(row.get("content") or ""), facets)
+def _states(row: Row, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
+    """Does the user's (not the assistant's) message in ``row`` state a facet's value (of
+    the user's own, or of ``kin``'s, the one close to the user whom the question names)?"""
+    return row.get("role") not in _NOT_USER \
+        and on_facet(str(row.get("content") or ""), facets, kin)
 
 
 def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question: str,
@@ -116,7 +118,7 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
 def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str,
                     asked: list[float], depth: int, least: float,
                     embed: Callable[[list[str]], list[list[float]]],
-                    reads_cjk: bool = True) -> None:
+                    reads_cjk: bool = True, others: frozenset[str] = frozenset()) -> None:
     """Reorder, in place, pairs of the user's episodes among the first ``depth`` items whose
     answers to the question are each other's closest in meaning and at least ``least``
     close, when the newer one's answer names something the older episode does not and is
@@ -125,12 +127,13 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
     asks nothing; of ``KIN_SENTENCES`` at most, those sharing the most terms with the
     ``question``, then the first) closest to the question's vector ``asked``; a sentence
     (nearly) the same as one of another episode is a template or a repeat, not an answer
-    of either."""
+    of either. Messages about someone else (``others``) take no part."""
     terms = topic_terms(question)
     said: list[tuple[int, list[str]]] = []
     for n, it in enumerate(items[:depth]):
         row = rows.get(it.id) or {}
-        if it.kind is not MemoryKind.EPISODE or row.get("role") in _NOT_USER:
+        if it.kind is not MemoryKind.EPISODE or row.get("role") in _NOT_USER \
+                or it.id in others:
             continue
         parts = [s.strip() for s in SENTENCE_END.split(str(row.get("content") or ""))
                  if s.strip() and not asks(s) and (reads_cjk or not has_cjk(s))]
@@ -233,13 +236,15 @@ def _newest_first(items: list[RecallItem], places: list[int],
         items[n] = it
 
 
-def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) -> None:
+def newest_first_among_equals(items: list[RecallItem], band: float, depth: int,
+                              others: frozenset[str] = frozenset()) -> None:
     """Reorder, in place, the episodes among the first ``depth`` items that score at least
     ``band`` x the best of them: newest first, in the places those episodes held (the
     other items stay where they are; each place keeps its score, so the list stays sorted).
     For a question about now, two messages that answer it about equally well are most
-    likely an old and a new version of the same fact."""
-    places = _episode_places(items, depth)
+    likely an old and a new version of the same fact (unless one is about someone else,
+    ``others``)."""
+    places = _episode_places(items, depth, others)
     if len(places) < 2:
         return
     best = max(items[n].score for n in places)
@@ -247,15 +252,17 @@ def newest_first_among_equals(items: list[RecallItem], band: float, depth: int) 
 
 
 def newest_first_among_standouts(items: list[RecallItem], gap: float, floor: float,
-                                 most: int, depth: int) -> None:
+                                 most: int, depth: int,
+                                 others: frozenset[str] = frozenset()) -> None:
     """Reorder, in place, the (at most ``most``) best episodes among the first ``depth``
     items when they stand apart from the rest: the last of them scores at least ``gap`` x
     the next episode and at least ``floor`` x the best. Newest first, in their places.
     A question about now with two clear answers far above everything else ("Which running
     watch do I use?": the message naming the Garmin, the later one naming the Coros) most
     likely has an old and a new version of one fact, even when the new one matches the
-    question's words half as well and no word of change links them."""
-    places = _episode_places(items, depth)
+    question's words half as well and no word of change links them. Messages about
+    someone else (``others``) take no part."""
+    places = _episode_places(items, depth, others)
     best = items[places[0]].score if places else 0.0
     for i in range(1, min(most, len(places) - 1)):
         here, after = items[places[i]].score, items[places[i + 1]].score
@@ -266,9 +273,12 @@ def newest_first_among_standouts(items: list[RecallItem], gap: float, floor: flo
             return
 
 
-def _episode_places(items: list[RecallItem], depth: int) -> list[int]:
-    """The places of the episodes among the first ``depth`` items."""
-    return [n for n, it in enumerate(items[:depth]) if it.kind is MemoryKind.EPISODE]
+def _episode_places(items: list[RecallItem], depth: int,
+                    others: frozenset[str] = frozenset()) -> list[int]:
+    """The places of the episodes among the first ``depth`` items, but those of ``others``
+    (messages about someone else: ``_facets.of_another``)."""
+    return [n for n, it in enumerate(items[:depth])
+            if it.kind is MemoryKind.EPISODE and it.id not in others]
 
 
 def _quota(items: list[RecallItem], limit: int, kinds: list[MemoryKind]) -> list[RecallItem]:
