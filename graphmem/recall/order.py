@@ -123,11 +123,11 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
     answers to the question are each other's closest in meaning and at least ``least``
     close, when the newer one's answer names something the older episode does not and is
     one of the ``KIN_FIT`` answers closest to the question: the newer first, in their
-    places. An episode's answer is its statement (a sentence that
-    asks nothing; of ``KIN_SENTENCES`` at most, those sharing the most terms with the
-    ``question``, then the first) closest to the question's vector ``asked``; a sentence
-    (nearly) the same as one of another episode is a template or a repeat, not an answer
-    of either. Messages about someone else (``others``) take no part."""
+    places. An episode's answer is its statement (a sentence that asks nothing; of
+    ``KIN_SENTENCES`` at most, those sharing the most terms with the ``question``, then
+    the first) closest to the question's vector ``asked``; a sentence (nearly) the same
+    as one of another episode is a template or a repeat, not an answer of either.
+    Messages about someone else (``others``) take no part."""
     terms = topic_terms(question)
     said: list[tuple[int, list[str]]] = []
     for n, it in enumerate(items[:depth]):
@@ -147,7 +147,7 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
     vectors = np.asarray(embed(texts), dtype=np.float64)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     like = vectors @ vectors.T
-    row = {s: k for k, s in enumerate(texts)}
+    place = {s: k for k, s in enumerate(texts)}
     owner = np.array([next(n for n, parts in said if s in parts) for s in texts])
     # (nearly) the same words as a sentence of another episode, or said in two of them
     # (nearly the same: six sevenths of the way from alike to the same, .9 for MiniLM)
@@ -156,15 +156,15 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
     same |= {s for s in texts if sum(s in parts for _, parts in said) > 1}
     to_question = vectors @ (np.asarray(asked, dtype=np.float64)
                              / max(float(np.linalg.norm(asked)), 1e-12))
-    answers = [(n, max(kept, key=lambda s: to_question[row[s]]))
+    answers = [(n, max(kept, key=lambda s: to_question[place[s]]))
                for n, parts in said if (kept := [s for s in parts if s not in same])]
     if len(answers) < 2:
         return
     # the newer answer must be one of the two closest to the question: a later fact of
     # the same form ("My favourite book is..." after "I love green tea") is no version
-    fit = sorted(range(len(answers)), key=lambda i: -to_question[row[answers[i][1]]])
+    fit = sorted(range(len(answers)), key=lambda i: -to_question[place[answers[i][1]]])
     near_question = set(fit[:KIN_FIT])
-    close = {(i, j): float(like[row[answers[i][1]], row[answers[j][1]]])
+    close = {(i, j): float(like[place[answers[i][1]], place[answers[j][1]]])
              for i in range(len(answers)) for j in range(len(answers)) if i != j}
     nearest = {i: max((k for k in range(len(answers)) if k != i), key=lambda k: close[i, k])
                for i in range(len(answers))}
