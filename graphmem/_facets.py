@@ -93,7 +93,12 @@ EN_FACETS: tuple[Facet, ...] = (
                    "married"),
     _en("children", "kid, son, daughter, child, children, baby"),
     _en("exercise", "exercise, workout, sport, gym", "running, jog, swim, yoga, climbing, "
-                    "cycling, marathon, personal best, pilates"),
+                    "cycling, marathon, personal best, pilates, tennis, badminton, squash, "
+                    "padel, football, soccer, basketball, volleyball, frisbee, hiking, "
+                    "boxing, rowing, skiing, surfing, golf, bouldering"),
+    _en("language", "language, foreign language", "spanish, french, german, italian, "
+                    "japanese, korean, mandarin, cantonese, portuguese, russian, arabic, "
+                    "dutch, greek, turkish, hindi, swedish"),
     _en("health", "allergy, allergic, medication, medicine, doctor, diagnosed"),
     _en("weight", "weigh, weight, kg, kilos, pounds"),
     _en("study", "school, university, college, degree, course, studying, major"),
@@ -120,7 +125,12 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("pet", "宠物", "猫 狗"),
     _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚"),
     _zh("children", "孩子 儿子 女儿 宝宝"),
-    _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松"),
+    _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松 羽毛球 乒乓球 网球 篮球 足球 "
+                           "排球 飞盘 骑行 徒步 爬山 登山 滑雪 冲浪 拳击 普拉提 跳绳 划船"),
+    _zh("language", "外语 语言", "英语 法语 德语 日语 韩语 西班牙语 意大利语 俄语 葡萄牙语 "
+                              "阿拉伯语 粤语"),
+    _zh("role", "职务 职位 岗位 头衔 担任 当上 升职", "组长 经理 主管 总监 工程师 设计师 "
+                                          "架构师 产品经理 负责人"),
     _zh("health", "过敏 吃药 医生 确诊"),
     _zh("weight", "体重 公斤"),
     _zh("study", "学校 大学 专业 课程 学位"),

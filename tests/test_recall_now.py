@@ -380,3 +380,20 @@ def test_a_relation_read_from_an_old_message_goes_below_its_new_version() -> Non
     items = [item(0, 9.0, 0, MemoryKind.RELATION), item(1, 8.0, 60), item(2, 7.0, 5)]
     newer_versions_first(items, rows, "What is my usual coffee order these days?", 10, {})
     assert [i.id for i in items] == ["i0", "i1", "i2"]
+
+
+@pytest.mark.parametrize(("question", "facet", "said"), [
+    ("What racket sport do I play each week now?", "exercise", "Padel on Thursday was chaos."),
+    ("Which foreign language am I studying at the moment?", "language",
+     "My tutor says my Korean pronunciation is better."),
+    ("我现在每周固定参加什么运动？", "exercise", "周四晚上的飞盘局又玩到天黑。"),
+    ("我目前在学哪门外语？", "language", "德语的名词阴阳中性快把我逼疯了。"),
+    ("我现在在团队里担任什么职务？", "role", "当上组长以后，一半时间都在开会。"),
+])
+def test_sports_languages_and_roles_are_facets(question: str, facet: str, said: str) -> None:
+    facets = facets_of(question)
+    assert facet in [f.name for f in facets]
+    assert on_facet(said, facets)
+    # the same said of someone close to the user is theirs, not the user's
+    other = ("My sister says " + said) if said.isascii() else ("我妹妹说" + said)
+    assert not on_facet(other, facets)
