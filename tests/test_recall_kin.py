@@ -1,7 +1,9 @@
 """A question about now in the first person: of two of the user's messages that are each
 other's closest in meaning, the newer one naming something the older does not is a new
-version of the same fact, and goes first, though it shares no word with the question or
-with a word of change ("Charging the Kia overnight..." after "I drive a Ford Fiesta")."""
+version of the same fact, and goes first, though it shares no word with the older one or
+the question and says no word of change ("Charging the Kia overnight..." after "I drive a
+Ford Fiesta"). Someone else's facts ("My sister Anna lives in Berlin") are no version of
+the user's."""
 
 from __future__ import annotations
 
