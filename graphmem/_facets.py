@@ -198,7 +198,7 @@ _KIN_WORDS_EN = "|".join(sorted(_KIN_EN, key=len, reverse=True))
 _KIN_WORDS_ZH = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
 _KIN_NAMED = re.compile(
     rf"(?i)\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|best|"
-    rf"twin)\s+)?({_KIN_WORDS_EN})s?\b|我(?:的|们的|们家)?({_KIN_WORDS_ZH})")
+    rf"twin)\s+)?({_KIN_WORDS_EN})s?\b|我(?:的|们的|们家)?({_KIN_WORDS_ZH})(?!圈)")  # 朋友圈
 _KIN_LEAD = re.compile(r"(?i)(?:(?:by the way|also|anyway|btw|oh|so|and|well),?\s+)?")
 
 

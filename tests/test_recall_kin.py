@@ -242,6 +242,7 @@ def test_distinct_facts_of_one_form_are_no_versions(minilm_service: MemoryServic
     ("我爸妈搬到了上海。", "parents"),
     ("I visited my sister in Rome.", None),  # the user's own doing
     ("I moved to Lisbon.", None),
+    ("我朋友圈里都在晒新手机。", None),  # a feed, not a friend
 ])
 def test_who_a_sentence_is_about(text: str, who: str | None) -> None:
     assert kin_of(text, subject=True) == who
