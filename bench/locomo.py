@@ -490,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
                              [MemoryKind.EPISODE]))
             for key, tuning, kinds in variants:
                 recaller = Recaller(svc.store, query_embedder(svc.embedder), None,
-                                    tuning=tuning)
+                                    tuning=tuning, embedder=svc.embedder)
 
                 def recall(rq: Any, r: Recaller = recaller,
                            kinds: list[MemoryKind] | None = kinds) -> Any:

@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in VARIANTS:
                 log(f"recall: {name} ...")
                 recaller = Recaller(svc.store, svc.embedder.embed_one, None,
-                                    tuning=ABLATIONS[name])
+                                    tuning=ABLATIONS[name], embedder=svc.embedder)
                 results[name] = evaluate(
                     lambda q, r=recaller: r.recall(q, datetime.now(UTC)), asked)
         finally:

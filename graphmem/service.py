@@ -26,14 +26,7 @@ from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
 from graphmem._stop_names import current_objects, ending_target
 from graphmem._webhooks import WebhookDispatcher
-from graphmem.embed import (
-    CachedEmbedder,
-    Embedder,
-    entity_similarity,
-    kin_similarity,
-    query_embedder,
-    reads_cjk,
-)
+from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
 from graphmem.ingest import PreparedEpisode, prepare
@@ -58,7 +51,6 @@ from graphmem.model import (
     utcnow,
 )
 from graphmem.recall import DEFAULT_TUNING, AccessTracker, Recaller, RecallResult
-from graphmem.recall.order import KIN_SIMILARITY
 from graphmem.recall_model import PRESETS
 from graphmem.reflect import Reflector, ReflectResult, ReflectScheduler
 from graphmem.relations import (
@@ -144,9 +136,7 @@ class MemoryService:
                                    self.access)
         self._recaller = Recaller(store, query_embedder(embedder), self.access, tuning=tuning,
                                   importance=self.lifecycle.model, presets=presets,
-                                  preset=settings.recall_preset, embed_texts=embedder.embed,
-                                  reads_cjk=reads_cjk(embedder),
-                                  kin_similarity=kin_similarity(embedder, KIN_SIMILARITY))
+                                  preset=settings.recall_preset, embedder=embedder)
         self.reflector = Reflector(store, embedder, settings, clock, self.apply)
         self.reflections = ReflectScheduler(self._reflect_in_background, settings.reflect_every)
         #: pushes memory events to ``settings.webhook_url`` (None: webhooks off)

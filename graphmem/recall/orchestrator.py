@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import datetime
 
 from graphmem._facets import facets_of, kin_of, of_another
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import first_person, snippet
 from graphmem._recall_versions import asks_before, resolve_versions
+from graphmem.embed import Embedder, kin_similarity, reads_cjk
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, to_ms
 from graphmem.question import is_named
@@ -45,19 +45,17 @@ class Recaller:
                  tuning: RecallTuning | None = None,
                  importance: ImportanceModel | None = None,
                  presets: dict[str, RecallTuning] | None = None, preset: str = "auto",
-                 embed_texts: Callable[[list[str]], list[list[float]]] | None = None,
-                 reads_cjk: bool = True, kin_similarity: float = KIN_SIMILARITY) -> None:
+                 embedder: Embedder | None = None) -> None:
         """``tuning``: the one tuning (no routing); ``presets`` by name (``PRESETS``) with
         ``preset`` "auto" picks one per user by what their memory is made of.
-        ``embed_texts`` embeds texts as memories (sentences of candidates compared in
-        meaning; None: no such comparison), by a model that reads Chinese or not
-        (``reads_cjk``) and whose vectors of two statements are alike from the cosine
-        ``kin_similarity``."""
+        ``embedder`` (the engine whose questions ``embed_one`` embeds) embeds sentences of
+        candidates to compare them in meaning (newer kin; None: no such comparison)."""
         self.store = store
         self.embed_one = embed_one
-        self.embed_texts = embed_texts
-        self.reads_cjk = reads_cjk
-        self.kin_similarity = kin_similarity
+        self.embed_texts = embedder.embed if embedder is not None else None
+        self.reads_cjk = reads_cjk(embedder) if embedder is not None else True
+        self.kin_similarity = kin_similarity(embedder, KIN_SIMILARITY) \
+            if embedder is not None else KIN_SIMILARITY
         self.tracker = tracker
         self.tuning = tuning or DEFAULT_TUNING
         self.presets = presets or {}
