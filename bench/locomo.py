@@ -361,7 +361,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also run graphmem's recall with each stage changed "
                         "(graphmem.recall.ABLATIONS) and with episodes only, through the "
                         "Recaller directly (no access counting)")
-    p.add_argument("--embedder", choices=("minilm", "use", "e5"), default="minilm",
+    p.add_argument("--embedder", choices=("minilm", "use", "e5", "minilm+use"), default="minilm",
                    help="graphmem's embedder, also the dense baseline's (default minilm)")
     p.add_argument("--warmup", type=int, default=5,
                    help="recalls run before timing starts (default 5)")

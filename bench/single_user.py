@@ -188,7 +188,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help=f"comma-separated subset of {','.join(RETRIEVERS)}")
     p.add_argument("--json", type=Path, default=None,
                    help="default: bench/results/single_user_seed<N>[_quick].json")
-    p.add_argument("--embedder", choices=("minilm", "use", "e5"), default=None,
+    p.add_argument("--embedder", choices=("minilm", "use", "e5", "minilm+use"), default=None,
                    help="graphmem's embedder, also the dense baseline's (default: "
                         "GRAPHMEM_EMBEDDER or graphmem's default)")
     args = p.parse_args(argv)

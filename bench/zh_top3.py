@@ -118,7 +118,7 @@ def run(embedder: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--embedder", action="append", choices=("minilm", "use", "e5"),
+    p.add_argument("--embedder", action="append", choices=("minilm", "use", "e5", "minilm+use"),
                    help="repeatable (default: minilm)")
     p.add_argument("--json", type=Path, default=RESULTS / "zh_top3.json")
     args = p.parse_args(argv)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from graphmem.embed import Embedder
+from graphmem.embed import Embedder, reads_cjk
+from graphmem.extract._text import has_cjk
 from graphmem.model import SCHEMA_VERSION, make_id, normalize
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 
@@ -60,6 +61,9 @@ class EntityResolver:
         self.store = store
         self.embedder = embedder
         self.similarity = similarity
+        #: an English model's vectors of Chinese names are all alike (绿茶 and 红茶 score
+        #: 1.0 with MiniLM): such names link by their spelling only
+        self._reads_cjk = reads_cjk(embedder)
         self.refs: dict[str, EntityRef] = {}
         self.rows: dict[str, list[Row]] | None = None  # norm -> matching rows, when prefetched
         self.vectors: dict[str, list[float]] = {}
@@ -118,7 +122,10 @@ class EntityResolver:
     def _similar(self, plan: WritePlan, vec: list[float], name: str,
                  norm: str) -> EntityRef | None:
         """A stored entity whose name embedding is close enough and whose code tokens are
-        the same (``may_link``); it learns ``name`` as an alias, and the link is recorded."""
+        the same (``may_link``); it learns ``name`` as an alias, and the link is recorded.
+        Never for a Chinese name when the embedder reads no Chinese."""
+        if not self._reads_cjk and has_cjk(name):
+            return None
         for hit in self.store.vector_search("Entity", plan.user_id, vec, 3):
             if hit.score < self.similarity:
                 continue
@@ -126,7 +133,8 @@ class EntityResolver:
             if not rows:
                 continue
             row = self.changed.get(rows[0]["id"], rows[0])
-            if not may_link(name, row["name"]):
+            if not may_link(name, row["name"]) or (
+                    not self._reads_cjk and has_cjk(row["name"])):
                 continue
             resolutions = json.loads(row.get("resolutions") or "[]")
             resolutions.append({"name": name, "matched": row["name"],

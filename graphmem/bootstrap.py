@@ -21,7 +21,7 @@ def build_embedder_from(settings: Settings) -> Embedder:
     if settings.embedder == "hashing":
         return build_embedder("hashing", cache_entries=settings.embedding_cache,
                               dim=settings.embedding_dim)
-    if settings.embedder in ("use", "e5"):
+    if settings.embedder in ("use", "e5", "minilm+use"):
         return build_embedder(settings.embedder, cache_entries=settings.embedding_cache)
     return build_embedder("minilm", cache_entries=settings.embedding_cache)
 

@@ -501,16 +501,19 @@ class CachedEmbedder:
 
 
 def build_embedder(kind: str, *, cache_entries: int = 0, **opts: Any) -> Embedder:
-    """An embedder by name: ``"hashing"``, ``"minilm"``, ``"use"``, ``"e5"`` or ``"openai"``.
+    """An embedder by name: ``"hashing"``, ``"minilm"``, ``"use"``, ``"e5"``, ``"minilm+use"``
+    (MiniLM for Latin script, USE for Chinese, Japanese and Korean, one space) or
+    ``"openai"``.
 
     ``opts`` go to the engine's constructor; ``cache_entries > 0`` wraps the engine in a
     ``CachedEmbedder`` of that size.
     """
     from graphmem._embed_multi import E5Embedder, USEEmbedder
+    from graphmem._embed_routed import RoutedEmbedder
 
     engines: dict[str, type[Embedder]] = {
         "hashing": HashingEmbedder, "minilm": MiniLMEmbedder, "openai": OpenAIEmbedder,
-        "use": USEEmbedder, "e5": E5Embedder}
+        "use": USEEmbedder, "e5": E5Embedder, "minilm+use": RoutedEmbedder}
     try:
         engine_cls = engines[kind.strip().lower()]
     except KeyError:

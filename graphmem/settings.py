@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     #: minilm: all-MiniLM-L6-v2 (English); use: Universal Sentence Encoder multilingual
     #: v3 (graphmem[multilingual]); e5: multilingual-e5-small 4-bit (graphmem[e5], x86-64
     #: Linux); hashing: no model (tests); openai: an OpenAI-compatible endpoint
-    embedder: Literal["minilm", "use", "e5", "hashing", "openai"] = "minilm"
+    embedder: Literal["minilm", "use", "e5", "minilm+use", "hashing", "openai"] = "minilm"
     #: vector length of the hashing and openai embedders (the models have their own)
     embedding_dim: int = 384
     embedding_model: str = "text-embedding-3-small"
@@ -173,4 +173,4 @@ class Settings(BaseSettings):
 
 
 #: vector lengths of the embedders whose model fixes them
-_MODEL_DIMS = {"minilm": 384, "use": 512, "e5": 384}
+_MODEL_DIMS = {"minilm": 384, "use": 512, "e5": 384, "minilm+use": 384}
