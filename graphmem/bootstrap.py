@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 from graphmem._embed_multi import E5Embedder, USEEmbedder
+from graphmem._embed_routed import RoutedEmbedder
 from graphmem.embed import Embedder, MiniLMEmbedder, build_embedder
 from graphmem.extract import Extractor
 from graphmem.service import MemoryService
@@ -57,6 +58,8 @@ def settle(service: MemoryService) -> None:
     benchmarks): frozen objects are never collected.
     """
     inner = getattr(service.embedder, "inner", service.embedder)
+    if isinstance(inner, RoutedEmbedder):  # MiniLM now; USE on the first Chinese text
+        inner = inner.latin
     if isinstance(inner, MiniLMEmbedder | USEEmbedder | E5Embedder):
         inner.embed(["warm-up"])
     gc.collect()

@@ -397,8 +397,10 @@ def _store_options(p: argparse.ArgumentParser) -> None:
                                                  "(GRAPHMEM_DATA_DIR, default ./graphmem-data)")
     g.add_argument("--store", choices=["embedded", "neo4j"],
                    help="backend (GRAPHMEM_STORE, default embedded)")
-    g.add_argument("--embedder", choices=["minilm", "use", "e5", "hashing", "openai"],
-                   help="embedding model (GRAPHMEM_EMBEDDER, default minilm: local, no network)")
+    g.add_argument("--embedder", choices=["minilm+use", "minilm", "use", "e5", "hashing",
+                                          "openai"],
+                   help="embedding model (GRAPHMEM_EMBEDDER, default minilm+use: MiniLM for "
+                        "Latin script, USE for Chinese, Japanese, Korean; local, no network)")
     g.add_argument("--extractor", choices=["rules", "llm"],
                    help="extraction engine (GRAPHMEM_EXTRACTOR, default rules)")
 
@@ -600,7 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "another length is made again first. Resumable: run it "
                                    "again after an interruption; a second run writes nothing.")
     p.add_argument("--user", action="append", help="this user only (repeatable; default all)")
-    p.add_argument("--model", choices=["minilm", "use", "e5", "hashing", "openai"],
+    p.add_argument("--model", choices=["minilm+use", "minilm", "use", "e5", "hashing",
+                                        "openai"],
                    help="the embedder to re-embed with (default GRAPHMEM_EMBEDDER)")
     p.add_argument("--batch", type=int, default=200, help="nodes per transaction (200)")
     p.add_argument("--dry-run", action="store_true",

@@ -364,8 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"'{USER_ID}'; nothing is deleted)")
     p.add_argument("--keep", action="store_true",
                    help="keep the temporary data directory and print how to query it")
-    p.add_argument("--embedder", choices=["minilm", "hashing"], default="minilm",
-                   help="embedding model (default minilm: local, no network; hashing is "
+    p.add_argument("--embedder", choices=["minilm+use", "minilm", "hashing"],
+                   default="minilm+use",
+                   help="embedding model (default minilm+use: local, no network; hashing is "
                         "faster and cruder)")
     return p
 

@@ -39,10 +39,13 @@ class Settings(BaseSettings):
     neo4j_http_url: str = ""
 
     # --- embeddings
-    #: minilm: all-MiniLM-L6-v2 (English); use: Universal Sentence Encoder multilingual
-    #: v3 (graphmem[multilingual]); e5: multilingual-e5-small 4-bit (graphmem[e5], x86-64
-    #: Linux); hashing: no model (tests); openai: an OpenAI-compatible endpoint
-    embedder: Literal["minilm", "use", "e5", "minilm+use", "hashing", "openai"] = "minilm"
+    #: minilm+use (default): all-MiniLM-L6-v2 for Latin script, the Universal Sentence
+    #: Encoder multilingual v3 for Chinese, Japanese and Korean, one space
+    #: (``graphmem._embed_routed``); minilm: all-MiniLM-L6-v2 alone (English); use: USE
+    #: alone; e5: multilingual-e5-small 4-bit (graphmem[e5], x86-64 Linux); hashing: no
+    #: model (tests); openai: an OpenAI-compatible endpoint
+    embedder: Literal["minilm", "use", "e5", "minilm+use", "hashing", "openai"] = \
+        "minilm+use"
     #: vector length of the hashing and openai embedders (the models have their own)
     embedding_dim: int = 384
     embedding_model: str = "text-embedding-3-small"

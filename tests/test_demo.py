@@ -77,7 +77,7 @@ def test_help_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_default_embedder_is_minilm() -> None:
-    assert demo.build_parser().parse_args([]).embedder == "minilm"
+    assert demo.build_parser().parse_args([]).embedder == "minilm+use"
 
 
 @pytest.fixture(scope="module")

