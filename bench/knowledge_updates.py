@@ -809,6 +809,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         service = build_service(Settings(data_dir=Path(tmp)))
         service.open()
+        report["config"]["embedding_model"] = service.embedder.model_id
         gql = GraphQL(service)
         try:
             base = service._recaller.tuning
