@@ -129,3 +129,8 @@ class RoutedEmbedder:
     def embed_one(self, text: str) -> list[float]:
         """The vector of a single text."""
         return self.embed([text])[0]
+
+    def keeps(self, model: str | None, text: str) -> bool:
+        """Is a stored vector of ``text`` by ``model`` the one this embedder would make
+        (MiniLM's of a text in Latin script)? ``graphmem reembed`` then only renames it."""
+        return model == self.latin.model_id and not reads_as_cjk(text)

@@ -9,6 +9,9 @@ search only finds what the new model embedded. This makes every stored vector ag
   (``transfer.embedding_text``; a passage from its span of the episode's content), and
   written with their new model id as one ``WritePlan`` (``set_vector``): a batch is
   applied whole or not at all;
+* a vector the configured embedder would make the same is kept and only named anew: with
+  ``minilm+use`` a MiniLM vector of a text in Latin script (``RoutedEmbedder.keeps``), so
+  moving an English MiniLM store to the default embeds nothing again;
 * a node written drops out of the next read, so a run cut short (a crash, Ctrl-C) is
   resumed by running it again, and a run over a store already done writes nothing;
 * when the model's vectors have another length than one of the user's vector indexes
@@ -32,6 +35,8 @@ from graphmem.store.base import Row, Store, WritePlan
 from graphmem.store.queries import PASSAGE
 from graphmem.transfer import LABELS, embedding_text
 
+_PLURAL = {"Entity": "entities"}
+
 
 @dataclass(slots=True)
 class ReembedReport:
@@ -44,6 +49,8 @@ class ReembedReport:
     total: dict[str, dict[str, int]] = field(default_factory=dict)
     #: "user label" of every vector index made again for the new length
     rebuilt: list[str] = field(default_factory=list)
+    #: of ``count``, the nodes whose vector was kept and only named anew (``keeps``)
+    renamed: int = 0
 
     @property
     def count(self) -> int:
@@ -52,8 +59,12 @@ class ReembedReport:
     def describe(self) -> str:
         verb = "would re-embed" if self.dry_run else "re-embedded"
         lines = [f"{verb} {self.count} nodes with {self.model} ({self.dim} dimensions)"]
+        if self.renamed:
+            lines.append(f"  of them {self.renamed} kept their vector (the same in this "
+                         "model) and were only renamed")
         for user, labels in self.stale.items():
-            parts = ", ".join(f"{label.lower()}s {n}/{self.total[user][label]}"
+            parts = ", ".join(f"{_PLURAL.get(label, label.lower() + 's')} "
+                              f"{n}/{self.total[user][label]}"
                               for label, n in labels.items() if self.total[user][label])
             lines.append(f"  {user}: {parts or 'no nodes'}")
         made = "would be made again" if self.dry_run else "made again"
@@ -83,12 +94,13 @@ def reembed(store: Store, embedder: Embedder, user_ids: list[str], *, batch: int
                 report.rebuilt.append(f"{user} {label}")
             if stale and not dry_run:
                 report.stale[user][label] = _label(store, embedder, user, label, batch,
-                                                   stale, progress)
+                                                   stale, progress, report)
     return report
 
 
 def _label(store: Store, embedder: Embedder, user: str, label: str, batch: int,
-           expected: int, progress: Callable[[str], None] | None) -> int:
+           expected: int, progress: Callable[[str], None] | None,
+           report: ReembedReport) -> int:
     model = embedder.model_id
     done: set[str] = set()
     while True:
@@ -97,11 +109,19 @@ def _label(store: Store, embedder: Embedder, user: str, label: str, batch: int,
             return len(done)
         if any(r["id"] in done for r in rows):  # a write that did not land: never loop
             raise GraphMemError(f"{label} vectors written for {user} were not stored")
-        vectors = embedder.embed(_texts(store, user, label, rows))
+        texts = _texts(store, user, label, rows)
+        keeps = getattr(getattr(embedder, "inner", embedder), "keeps", None)
+        kept = {i for i, (row, text) in enumerate(zip(rows, texts, strict=True))
+                if keeps is not None and keeps(row.get("embeddingModel"), text)}
+        fresh = [i for i in range(len(rows)) if i not in kept]
+        vectors = embedder.embed([texts[i] for i in fresh])
         plan = WritePlan(user_id=user, at=int(time.time() * 1000))
-        for row, vec in zip(rows, vectors, strict=True):
-            plan.set_vector(label, row["id"], vec, model)
+        for i in kept:  # the same vector: only its model's name changes
+            plan.update(label, rows[i]["id"], {"embeddingModel": model})
+        for i, vec in zip(fresh, vectors, strict=True):
+            plan.set_vector(label, rows[i]["id"], vec, model)
         store.apply(plan)
+        report.renamed += len(kept)
         done.update(r["id"] for r in rows)
         if progress:
             progress(f"{user}: {len(done)}/{expected} {label.lower()}s re-embedded")

@@ -22,6 +22,7 @@ from .conftest import DIM
 
 USER = "ana"
 MINILM, USE, E5 = "all-MiniLM-L6-v2-int8", "use-multilingual-v3", "multilingual-e5-small-q4"
+ROUTED = f"{MINILM}+{USE}-srht384"
 
 LINES = [
     "I love green tea in the morning.", "My cat is called Doudou.",
@@ -118,6 +119,41 @@ def test_new_length_remakes_the_index_and_chinese_finds_english(
         # "what tea do I like to drink?" in Chinese: only the vectors can find it
         hit = svc.recall(RecallIn(user_id=USER, query="我早上喜欢喝什么茶？", limit=3))
         assert hit.items and "green tea" in (hit.items[0].text or "")
+    finally:
+        svc.close()
+
+
+def test_moving_a_minilm_store_to_the_default_embeds_only_its_chinese(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    chinese = ["我养了一只猫，叫豆豆。", "我对花生过敏。"]
+    svc = open_service(data, "minilm")
+    ingest(svc, LINES[:4] + chinese)
+    svc.close()
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "minilm+use")
+    assert out.startswith("re-embedded ") and f"nodes with {ROUTED}" in out
+    count, renamed = int(out.split()[1]), int(out.split("of them ")[1].split()[0])
+    episodes = len(LINES[:4]) + len(chinese)
+    # every node is named anew; the English ones (4 episodes at least) keep their vector,
+    # the Chinese ones (2 episodes at least) are embedded again
+    assert "episodes 6/6" in out and 4 <= renamed <= count - 2
+
+    svc = open_service(data, "minilm+use")
+    try:
+        by_label = models(svc)
+        assert by_label["Episode"] == {ROUTED}
+        assert svc.stats(USER).mixed_models_warning is None
+        rows = svc.store.export_nodes("Episode", USER, 0, 100)
+        assert len(rows) == episodes
+        # every stored vector is the one the embedder makes now: the English ones were
+        # kept, the Chinese ones made again (MiniLM's vectors of Chinese are all alike)
+        for row in rows:
+            vec = svc.embedder.embed([row["content"]])[0]
+            hit = svc.store.vector_search("Episode", USER, vec, 1)[0]
+            assert hit.id == row["id"] and hit.score > 0.999, row["content"]
+        hit = svc.recall(RecallIn(user_id=USER, query="有哪些食物不能碰？", limit=3))
+        assert any("花生" in (i.text or "") for i in hit.items)
     finally:
         svc.close()
 
