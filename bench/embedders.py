@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import RESULTS, header, log, table, write_json  # noqa: E402
 
-EMBEDDERS = ("minilm", "use", "e5")
+EMBEDDERS = ("minilm", "use", "e5", "minilm+use")
 SEEDS = {"dev": 1, "test": 2}
 BASE_THRESHOLD = 0.86  # MiniLM's entity-name threshold, the reference
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
