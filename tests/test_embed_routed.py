@@ -152,3 +152,25 @@ def test_two_chinese_teas_stay_two_things(tmp_path: Path, embedder: str) -> None
         names = {e.name: e for e in gm.entities("tea", limit=10).items}
         assert {"绿茶", "红茶"} <= set(names)
         assert not names["绿茶"].aliases and not names["红茶"].aliases
+
+
+# Japanese and Korean go to USE by the same rule
+KANA = ["猫を二匹飼っています。", "毎朝コーヒーを飲みます。", "大阪の銀行で働いています。",
+        "来月ハワイに旅行します。", "ピアノを習っています。", "ピーナッツアレルギーがあります。"]
+HANGUL = ["고양이 두 마리를 키우고 있어요.", "매일 아침 커피를 마셔요.",
+          "서울에 있는 은행에서 일해요.", "다음 달에 하와이로 여행 가요.",
+          "피아노를 배우고 있어요.", "땅콩 알레르기가 있어요."]
+
+
+@pytest.mark.parametrize(("memories", "asked"), [
+    (KANA, [("ペットはいますか？", 0), ("仕事は何ですか？", 2), ("食べられないものは？", 5),
+            ("休暇の予定は？", 3)]),
+    (HANGUL, [("반려동물이 있나요?", 0), ("직업이 뭐예요?", 2), ("못 먹는 음식이 있나요?", 5),
+              ("휴가 계획이 있어요?", 3)])], ids=["japanese", "korean"])
+def test_japanese_and_korean_questions_in_other_words_find_their_memory(
+        routed_app: GraphMemClient, memories: list[str], asked: list[tuple[str, int]]) -> None:
+    user = "user-ja" if memories is KANA else "user-ko"
+    routed_app.add_episodes(_episodes(user, "2025-05", memories))
+    for question, source in asked:
+        top = [item.text or "" for item in routed_app.recall(user, question, limit=3).items]
+        assert any(memories[source].rstrip("。.") in t for t in top), (question, top)
