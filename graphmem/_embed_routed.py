@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from typing import Any
 
 import numpy as np
@@ -96,17 +95,7 @@ class RoutedEmbedder:
         self.latin: Embedder = latin if latin is not None else MiniLMEmbedder(
             threads=threads)
         self.cjk = cjk if cjk is not None else USEEmbedder(threads=threads)
-        self._projection: _Projection | None = None
-        self._lock = threading.Lock()
-
-    def _project(self, vectors: list[list[float]]) -> list[list[float]]:
-        with self._lock:
-            if self._projection is None:
-                self._projection = _Projection()
-            projection = self._projection
-        projected: list[list[float]] = projection(
-            np.asarray(vectors, dtype=np.float64)).tolist()
-        return projected
+        self._project = _Projection()  # a 384 x 512 matrix made from hashes: no I/O
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order; each script's texts in one call to its model."""
@@ -121,8 +110,8 @@ class RoutedEmbedder:
                               strict=True):
                 out[i] = vec
         if cjk:
-            raw = self.cjk.embed([texts[i] for i in cjk])
-            for i, vec in zip(cjk, self._project(raw), strict=True):
+            raw = np.asarray(self.cjk.embed([texts[i] for i in cjk]), dtype=np.float64)
+            for i, vec in zip(cjk, self._project(raw).tolist(), strict=True):
                 out[i] = vec
         return out
 

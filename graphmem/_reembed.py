@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphmem._passages import parse_id
-from graphmem.embed import Embedder
+from graphmem.embed import Embedder, engine
 from graphmem.errors import GraphMemError
 from graphmem.store.base import Row, Store, WritePlan
 from graphmem.store.queries import PASSAGE
@@ -110,7 +110,7 @@ def _label(store: Store, embedder: Embedder, user: str, label: str, batch: int,
         if any(r["id"] in done for r in rows):  # a write that did not land: never loop
             raise GraphMemError(f"{label} vectors written for {user} were not stored")
         texts = _texts(store, user, label, rows)
-        keeps = getattr(getattr(embedder, "inner", embedder), "keeps", None)
+        keeps = getattr(engine(embedder), "keeps", None)
         kept = {i for i, (row, text) in enumerate(zip(rows, texts, strict=True))
                 if keeps is not None and keeps(row.get("embeddingModel"), text)}
         fresh = [i for i in range(len(rows)) if i not in kept]

@@ -6,7 +6,7 @@ import gc
 
 from graphmem._embed_multi import E5Embedder, USEEmbedder
 from graphmem._embed_routed import RoutedEmbedder
-from graphmem.embed import Embedder, MiniLMEmbedder, build_embedder
+from graphmem.embed import Embedder, MiniLMEmbedder, build_embedder, engine
 from graphmem.extract import Extractor
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
@@ -57,7 +57,7 @@ def settle(service: MemoryService) -> None:
     For processes that run one service for their lifetime (``graphmem serve``, the
     benchmarks): frozen objects are never collected.
     """
-    inner = getattr(service.embedder, "inner", service.embedder)
+    inner = engine(service.embedder)
     if isinstance(inner, RoutedEmbedder):  # MiniLM now; USE on the first Chinese text
         inner = inner.latin
     if isinstance(inner, MiniLMEmbedder | USEEmbedder | E5Embedder):

@@ -56,24 +56,29 @@ class Embedder(Protocol):
         ...
 
 
+def engine(embedder: Embedder) -> Embedder:
+    """The model behind a cache (``CachedEmbedder.inner``), else ``embedder`` itself: what
+    the engine-level facts below are read from."""
+    inner: Embedder = getattr(embedder, "inner", embedder)
+    return inner
+
+
 def entity_similarity(embedder: Embedder, default: float = 0.86) -> float:
     """The name similarity at which the engine's vectors say two names are one entity
     (its ``entity_similarity``; cosines of unrelated texts sit higher in some models)."""
-    inner = getattr(embedder, "inner", embedder)
-    return float(getattr(inner, "entity_similarity", default))
+    return float(getattr(engine(embedder), "entity_similarity", default))
 
 
 def kin_similarity(embedder: Embedder, default: float) -> float:
     """The cosine from which the engine's vectors say two statements are alike (unrelated
     texts sit higher in some models), else ``default``."""
-    inner = getattr(embedder, "inner", embedder)
-    return float(getattr(inner, "kin_similarity", default))
+    return float(getattr(engine(embedder), "kin_similarity", default))
 
 
 def reads_cjk(embedder: Embedder) -> bool:
     """Does the engine read Chinese (and Japanese) text? An English model does not: its
     vectors of such texts are all alike."""
-    return bool(getattr(getattr(embedder, "inner", embedder), "reads_cjk", True))
+    return bool(getattr(engine(embedder), "reads_cjk", True))
 
 
 def query_embedder(embedder: Embedder) -> Callable[[str], list[float]]:
