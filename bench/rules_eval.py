@@ -27,6 +27,8 @@ Examples::
     python bench/rules_eval.py --split fresh3   # a third, by someone who had not read the engine
     python bench/rules_eval.py --split fresh4   # a fourth, the same way, after fresh3 was tuned on
     python bench/rules_eval.py --split fresh5   # a fifth, after fresh4 was tuned on
+    python bench/rules_eval.py --split dev5     # a tuning set written with fresh6
+    python bench/rules_eval.py --split fresh6   # a sixth, held out while dev5 was tuned on
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -43,7 +45,10 @@ on, and scored once before and once after the round that followed. ``fresh3`` (i
 5001, 108 items) was written after fresh2 had been tuned on, by someone who had not read
 the engine, and scored the same way (before: ``rules_eval_fresh3_before.json``).
 ``fresh4`` (ids from 7001, 100 items) was written the same way after fresh3 had been tuned
-on, and ``fresh5`` (ids from 9001, 100 items) after fresh4 had been. Matching is lenient
+on, and ``fresh5`` (ids from 9001, 100 items) after fresh4 had been. ``dev5`` (ids from
+11001, 106 items) and ``fresh6`` (ids from 13001, 100 items) were written side by side by two
+writers who had read neither the engine nor each other's file: dev5 to tune on, fresh6 held
+out, scored once before and once after that round. Matching is lenient
 but honest (``fact_matches``): subjects and objects compared
 after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
 "Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
@@ -197,7 +202,7 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
-SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "dev5", "fresh6")
 
 
 def _split_doc(name: str) -> dict[str, Any]:

@@ -20,7 +20,8 @@ from typing import Any
 from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
-from graphmem.extract._personal import find_zh
+from graphmem.extract._personal import find_zh, kin_in_passing_zh
+from graphmem.extract._products import products_zh
 from graphmem.extract._text import (
     Hit,
     Rule,
@@ -601,4 +602,10 @@ def hits(sentence: str) -> list[Hit]:
         if found:
             spans.take(verb_start, max(end, obj_start))
             found_all.append((m.start(), max(end, obj_start), found))
+    kin = kin_in_passing_zh(text, found_all)
+    if kin:
+        found_all.append((len(text), len(text), kin))
+    products = products_zh(text, found_all)
+    if products:
+        found_all.append((len(text), len(text), products))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -147,6 +147,8 @@ def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
             name = m.group("name")
             if name and re.fullmatch(TIME_WORD_ZH, name):
                 name = None  # 我的狗今天走丢了: 今天 is no name
+            if name and (name[0] in "我你他她它" or any(k in name for k in KIN_ZH)):
+                continue  # 我奶奶去年去世了: a person, not a pet
             obj = name or m.group("species")
             found.append((m.start(), m.end(), [Hit("pet_gone", "self", obj)]))
     return found

@@ -42,7 +42,8 @@ from graphmem.extract._english_phrases import (
     verb_phrase,
 )
 from graphmem.extract._lexicon import is_role_en, lookup
-from graphmem.extract._personal import find_en
+from graphmem.extract._personal import find_en, kin_in_passing_en
+from graphmem.extract._products import products_en
 from graphmem.extract._text import Hit, Rule, Spans, attach_when, scan
 
 _CONTRACTIONS = [
@@ -503,7 +504,7 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [i for i in items if lookup(i) is not None]
     check = rule.extra.get("check")
     if check == "tool_list":
-        items = [i for i in items if tool_list_ok(i)]
+        items = [i for n, i in enumerate(items) if tool_list_ok(i, first=n == 0)]
     if check == "named":  # "my editor is VS Code", not "my phone is dead"
         items = [i for i in items if lookup(i) is not None or i[:1].isupper() or i[:1].isdigit()]
     if kind in ("like", "dislike", "stop_like"):
@@ -618,4 +619,10 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     after = only_now(text, found_all) or new_value_after_stop(text, found_all, previous or [])
     if after:
         found_all.append((len(text), len(text), after))
+    kin = kin_in_passing_en(text, found_all)
+    if kin:
+        found_all.append((len(text), len(text), kin))
+    products = products_en(text, found_all)
+    if products:
+        found_all.append((len(text), len(text), products))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphmem.extract._lexicon import lookup
 from graphmem.extract._text import Hit, Rule
 
 
@@ -122,9 +123,14 @@ _TIMEY = re.compile(
 )
 
 
-def tool_list_ok(item: str) -> bool:
-    """An item of "I track my runs with X" that names a tool, not a time or a language."""
-    return not _TIMEY.match(item.strip())
+def tool_list_ok(item: str, first: bool = True) -> bool:
+    """An item of "I track my runs with X" that names a tool, not a time or a language; after
+    the first, a name, not the clause the list runs into ("... in Obsidian and sync the vault
+    between laptop and phone")."""
+    s = item.strip()
+    named = s[:1].isupper() or s[:1].isdigit() or re.match(r"[a-z]{1,3}[A-Z]", s) is not None
+    return not _TIMEY.match(s) and (
+        (first and len(s.split()) <= 3) or named or lookup(s) is not None)
 
 
 _ON_PLATFORM = re.compile(r"^\s+(?:on|in)\s+(?P<x>[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)")

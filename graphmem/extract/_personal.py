@@ -365,3 +365,55 @@ def find_zh(text: str) -> Found:
             found.append((m.start(), end, hits))
             taken.append((m.start(), end))
     return found
+
+
+# --------------------------------------------------------------------------- relatives said
+# in passing: "My mum still rings me every Sunday", 我爸爸退休以后天天下象棋. The sentence is
+# about the relative, but it says the speaker has one: ``has_mother`` with the kin word as
+# the object (a name, when said, is found by the rules above). Added last and claiming no
+# span, so a break-up or anything else the sentence says about the relative is read as before;
+# a sentence that ends a relation, mourns or speaks of an ex adds nothing.
+
+_MY_KIN_EN = re.compile(rf"\b(?:my|our)\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b", re.I)
+_MY_KIN_ZH = re.compile(rf"我(?:的|和|跟|家)?(?P<kin>{_KIN_ZH_RE})(?!们)")
+_GONE_EN = re.compile(
+    r"\b(?:ex|late|former|passed\s+away|died|funeral|divorc\w*|split|broke\s+up|breaking\s+up|"
+    r"break\s+up|dumped|separated|miss(?:ed)?\s+(?:him|her))\b", re.I)
+_GONE_ZH = re.compile(
+    r"前(?:妻|夫|男友|女友|男朋友|女朋友)|去世|走了|过世|离婚|分手|葬礼|不在了|已故|如果|要是|假如")
+# relatives named in the plural or only as a group say nothing about one person
+_NOT_ONE_KIN = frozenset({"twin"})
+
+
+def _said_kins(found: Found) -> set[str]:
+    return {h.obj2 for _, _, hits in found for h in hits if h.kind in ("family", "split")}
+
+
+def kin_in_passing_en(text: str, found: Found) -> list[Hit]:
+    """``family`` hits for each "my <relative>" of an English sentence that no other rule
+    has read."""
+    if _GONE_EN.search(text):
+        return []
+    said, out = _said_kins(found), []
+    for m in _MY_KIN_EN.finditer(text):
+        word = m.group("kin").lower()
+        kin = _KIN_EN.get(word) or _KIN_EN.get(word.rstrip("s"))
+        if not kin or kin in said or kin in _NOT_ONE_KIN:
+            continue
+        said.add(kin)
+        out.append(Hit("family", "self", kin, kin, confidence=0.8))
+    return out
+
+
+def kin_in_passing_zh(text: str, found: Found) -> list[Hit]:
+    """The same for 我(的)<亲属> in a Chinese sentence; the object is the kin word as said."""
+    if _GONE_ZH.search(text):
+        return []
+    said, out = _said_kins(found), []
+    for m in _MY_KIN_ZH.finditer(text):
+        kin = _KIN_ZH[m.group("kin")]
+        if kin in said:
+            continue
+        said.add(kin)
+        out.append(Hit("family", "self", m.group("kin"), kin, confidence=0.8))
+    return out

@@ -51,6 +51,7 @@ from graphmem.extract import Message, _chinese, _english
 from graphmem.extract._dates import resolve_time
 from graphmem.extract._english_changes import PARTNER_KINS
 from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
+from graphmem.extract._personal import KIN_ZH
 from graphmem.extract._text import Hit, has_cjk, split_sentences
 from graphmem.guard import scan
 from graphmem.model import (
@@ -259,7 +260,7 @@ class _Emitter:
 
     def relative(self, hit: Hit, subj: tuple[str, str, Term | None]) -> None:
         """A family member ("has_sister Lena") or a pet ("has_pet Biscuit", typed "dog")."""
-        named = hit.obj != hit.obj2
+        named = hit.obj != hit.obj2 and hit.obj not in KIN_ZH  # 我妈妈: a kin word, no name
         if hit.kind == "pet":
             said = f"has a {hit.obj2} named {hit.obj}" if named else f"has a {hit.obj2}"
             self._add(hit, subj, "has_pet", hit.obj, "family", False, said=said,

@@ -1,0 +1,256 @@
+"""Products said in passing, English and Chinese: the last pass of the rule extractor.
+
+The tool rules of ``_english`` / ``_chinese`` read "I use X", "I switched to X" and the
+lexicon's names. People name their apps and devices in many more shapes: "I keep all my
+notes in Obsidian and sync the vault with Syncthing", "my mornings run on a Kindle Scribe",
+"here's my Figma API token", 代码托管在Gitee, 写代码用Cursor, 记账用鲨鱼记账. What these
+share is a name shaped like a product (capitalised, camel-cased or with a model number; in
+a Chinese sentence any Latin-script word) right after a word of use (use, on, in, with,
+through; 用, 在…里, 装, 带着), in a clause whose subject is the speaker and that does
+something with it (track, sync, write, shoot; 记, 写, 存, 剪). Each such name is a ``use``
+hit with a lower confidence (0.7) than a rule's, added only where no rule read that name.
+
+What is not a product: a weekday, a month, a place ("in Bristol", "in Lisbon"), a person
+("with Sarah"), an employer ("at Boots", 在Google工作), anything said of someone else
+("my neighbour Dave uses Arch"), and secrets (the engine never stores a key or password).
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.extract._text import Hit
+
+Found = list[tuple[int, int, list[Hit]]]
+
+# --------------------------------------------------------------------------- English
+
+# One to three words shaped like a product: "Obsidian", "iPad", "X100V", "Kindle Scribe",
+# "Fujifilm X100V", "Framework 13", "Backblaze B2", "Arch Linux".
+_PRODUCT_EN = re.compile(
+    r"(?<![\w'’-])(?P<name>(?:[A-Z][\w.+#-]*|[a-z]{1,3}[A-Z][\w.+#-]*|[A-Z][A-Z0-9]+[\w.+#-]*)"
+    r"(?:\s+(?:[A-Z][\w.+#-]*|\d[\w.+-]*)){0,2})")
+# the word of use right before the name (articles and "my" may come between)
+_USE_WORD_EN = re.compile(
+    r"(?:\b(?P<plain>use|uses|using|used|run|runs|running|got|bought|rely\s+on|relies\s+on|"
+    r"swear\s+by|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
+    r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on|living\s+in|live\s+in)"
+    r"|\b(?P<prep>on|in|into|with|via|through|to|onto|from))"
+    r"\s+(?:(?:a|an|my|our|the|some)\s+)?$", re.I)
+# what the speaker does with it, for the loose prepositions (on, in, with, to...)
+_DOING_EN = re.compile(
+    r"\b(?:track\w*|sync\w*|keep\w*|kept|log\w*|writ\w*|wrote|edit\w*|cut\w*|record\w*|shoot\w*|"
+    r"shot|manag\w*|plan\w*|organi[sz]\w*|stor\w*|sav\w*|back\w*\s+up|backup|cod\w*|program\w*|"
+    r"build\w*|built|draw\w*|sketch\w*|design\w*|draft\w*|read\w*|listen\w*|stream\w*|watch\w*|"
+    r"host\w*|deploy\w*|pay\w*|paid|budget\w*|journal\w*|notes?|tickets?|pairing|ship\w*|"
+    r"photos?|files?|podcasts?|music|runs|sleep|workouts?|vault|mornings?|clicking|tasks?|"
+    r"to-?dos?|calendar|emails?|messag\w*|chat\w*|video\w*|edits?|everything|all\s+my)\b", re.I)
+# the name said as one's own thing: "my Figma API token", "my Synology NAS admin password"
+_OWNED_EN = re.compile(
+    r"^\s*(?:admin\s+|api\s+|login\s+|account\s+|master\s+)?(?:password|passcode|token|key|"
+    r"account|login|subscription|membership|licen[cs]e|app|settings|library|vault|workspace)\b",
+    re.I)
+_SUBJECT_EN = re.compile(
+    r"\b(?P<me>I|I'm|I've|I'd|I'll|me|my|we|our|us)\b|\b(?P<other>he|she|they|his|her|their|"
+    r"you|your|let's|let\s+us|"
+    r"him|them|friend|friends|neighbou?r|colleague|coworker|co-worker|boss|roommate|flatmate|"
+    r"sister|brother|mum|mom|dad|wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
+    r"everyone|people|someone|team\s?mates?)\b", re.I)
+_NOT_PRODUCT_EN = frozenset(
+    """I I'm I've I'd I'll OK Ok Okay Yes No Hi Hey Thanks Lol LOL Btw BTW Also And But So The A
+    An My Our It This That Then Now Today Tomorrow Yesterday Monday Mondays Tuesday Tuesdays
+    Wednesday Wednesdays Thursday Thursdays Friday Fridays Saturday Saturdays Sunday Sundays
+    January February March April May June July August September October November December
+    Christmas Easter Halloween Thanksgiving Ramadan Diwali English Spanish French German Chinese
+    Japanese Italian Portuguese Korean Mandarin Cantonese Dutch Russian Arabic Hindi God
+    AM PM UTC GMT CEO CTO PhD MBA AI ML UI UX HR PR QA IT US USA UK EU NYC LA SF""".split()
+)
+# Not products: where one lives or goes. Only the names a chat is likely to drop after "in"
+# or "to"; a place missing here is still dropped when the clause says moving or living.
+_PLACES_EN = frozenset(
+    """London Paris Berlin Madrid Lisbon Porto Rome Milan Amsterdam Brussels Vienna Prague
+    Dublin Edinburgh Glasgow Manchester Leeds Bristol Cardiff Liverpool Birmingham Oxford
+    Cambridge Brighton York Bath Belfast Copenhagen Stockholm Oslo Helsinki Reykjavik Zurich
+    Geneva Munich Hamburg Barcelona Seville Valencia Athens Istanbul Warsaw Krakow Budapest
+    Bucharest Tokyo Kyoto Osaka Seoul Beijing Shanghai Shenzhen Hangzhou Chengdu Taipei
+    Singapore Bangkok Hanoi Manila Jakarta Bali Mumbai Delhi Bangalore Dubai Sydney Melbourne
+    Brisbane Perth Auckland Wellington Toronto Vancouver Montreal Calgary Ottawa Boston Chicago
+    Seattle Portland Denver Austin Dallas Houston Atlanta Miami Phoenix Brooklyn Queens
+    Manhattan Detroit Philadelphia Nashville Minneapolis Pittsburgh Baltimore Oakland
+    California Texas Florida Oregon Washington Colorado Mexico Canada France Germany Spain
+    Italy Portugal Japan China Korea India Brazil Argentina Chile Peru Australia England
+    Scotland Wales Ireland Europe Asia Africa America Iceland Norway Sweden Denmark Finland
+    Greece Turkey Vietnam Thailand Hokkaido Kenya Egypt Morocco Nigeria Hawaii Alaska""".split()
+)
+_MOVING_EN = re.compile(r"\b(?:live|lives|lived|living|moved|move|moving|relocat\w*|based|born|"
+                        r"grew\s+up|visit\w*|trip|travel\w*|flight|fly\w*|stay\w*|holiday|"
+                        r"vacation|work\w*\s+(?:at|for)|job|hired|joined)\b", re.I)
+_CLAUSE_EN = re.compile(r"[,;:.!?()]|\s[-–—]\s|\b(?:and|but|so|because|while|although|though)\s",
+                        re.I)
+_TRAILING_EN = re.compile(r"(?:\s+(?:API|ID|PIN|SDK|CLI|URL))+$")
+_LIST_ON = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
+                      r"(?:(?:a|an|my|the|some)\s+)?", re.I)
+_NOT_SO_EN = re.compile(r"\b(?:would|could|should|might|may|wish|want\s+to|wanted\s+to|going\s+to|"
+                        r"plan\w*\s+to|thinking|considering|if|unless|rather|not|never|no\s+longer|"
+                        r"stopped|quit|n't|nor|without|instead\s+of|used\s+to|anymore)\b|'d\b",
+                        re.I)
+_SECRET_GLUE = frozenset("!@#$%^&*=/\\|~`")
+_PERSON_AFTER = re.compile(r"^(?:'s|’s|\s+and\s+I\b|\s+(?:said|says|told|asked|thinks|and\s+me))")
+
+
+def _clause_start(text: str, pos: int) -> int:
+    starts = [m.end() for m in _CLAUSE_EN.finditer(text, 0, pos)]
+    return starts[-1] if starts else 0
+
+
+def _speaker_says(text: str, upto: int) -> bool:
+    """Whether the words before ``upto`` make the speaker the one who uses: the last person
+    named is "I / my / we", or none is named in the clause but the sentence is the speaker's."""
+    clause = text[_clause_start(text, upto):upto]
+    people = list(_SUBJECT_EN.finditer(clause))
+    if people:
+        return people[-1].group("me") is not None
+    before = list(_SUBJECT_EN.finditer(text[:upto]))
+    return not before or before[-1].group("me") is not None
+
+
+def _taken(name: str, found: Found) -> bool:
+    low = name.casefold()
+    for _, _, hits in found:
+        for h in hits:
+            for said in (h.obj, h.obj2):
+                s = said.casefold()
+                if s and (low in s or s in low):
+                    return True
+    return False
+
+
+def products_en(text: str, found: Found) -> list[Hit]:
+    """``use`` hits for the products of an English sentence no rule has read."""
+    out: list[Hit] = []
+    last_end = 0
+    for m in _PRODUCT_EN.finditer(text):
+        name = _TRAILING_EN.sub("", m.group("name")).strip(".-")
+        words = name.split()
+        if not name or m.start() == 0 or words[0] in _NOT_PRODUCT_EN:
+            continue
+        if any(w in _PLACES_EN for w in words) or len(name) < 2:
+            continue
+        before, after = text[: m.start()], text[m.end():]
+        if _PERSON_AFTER.match(after) or after[:1] in _SECRET_GLUE:
+            continue  # "Sunflower!Drift93": part of a password, not a name
+        use = _USE_WORD_EN.search(before[-40:])
+        owned = re.search(r"\bmy\s+$", before) and _OWNED_EN.match(after)
+        if out and _LIST_ON.fullmatch(text[last_end: m.start()]):
+            # "on a Kindle Scribe and a Boox Palma": the list goes on
+            if not _taken(name, found) and all(h.obj != name for h in out):
+                out.append(Hit("use", "self", name, confidence=0.7))
+                last_end = m.end()
+            continue
+        if not (use or owned) or not _speaker_says(text, m.start()):
+            continue
+        if _NOT_SO_EN.search(text[_clause_start(text, m.start()): m.start()]):
+            continue  # "I would use Rust", "I'd rather not use Java"
+        clause = text[_clause_start(text, m.start()): m.end() + 40]
+        if use and use.group("prep"):
+            if use.group("prep").lower() in ("in", "to", "from", "into") and \
+                    _MOVING_EN.search(clause):
+                continue  # "we live in Leeds", "moved to Montreal"
+            if not (_DOING_EN.search(clause) or re.search(r"\d|[a-z][A-Z]", name)):
+                continue  # "with Sarah", "in Bristol": nothing done with a product
+        if _taken(name, found) or any(h.obj == name for h in out):
+            continue
+        out.append(Hit("use", "self", name, confidence=0.7))
+        last_end = m.end()
+    return out
+
+
+# --------------------------------------------------------------------------- Chinese
+
+# A Latin-script name in a Chinese sentence (Procreate, iPad, flomo, Pocket 3, Mate 60), with
+# the Chinese brand right before it when there is one (大疆Pocket 3, 华为Mate 60).
+_LATIN_ZH = re.compile(
+    r"(?<![A-Za-z0-9_])(?P<name>[A-Za-z][A-Za-z0-9.+#_-]*(?:\s?[A-Z0-9][A-Za-z0-9.+-]*){0,2})")
+_USE_ZH = re.compile(
+    r"(?:用|使用|在|装了?|开着?|带着|靠|托管在|扔在|放在|存在|存到|记在|写在|换成了?|换了|入手了?|"
+    r"买了|下载了?|订阅了?|登录|登|上|我的|通过|拿)"
+    r"(?:的是|着|了)?(?:个|一个|台|一台|部|一部)?$")
+_NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
+_OTHER_ZH = re.compile(r"他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|男朋友|"
+                       r"女朋友|"
+                       r"爸|妈|哥|姐|弟|妹|儿子|女儿|大家|别人")
+_CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
+# A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
+_USE_FINAL_ZH = re.compile(
+    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])用(?:的是)?"
+    r"(?P<name>[\u4e00-\u9fff]{2,6})$")
+_NOT_SO_ZH = re.compile(r"应用|项目|系统|网站|程序|服务|产品|公司|团队|[Aa]pp|建议|推荐|应该|要不|"
+                        r"如果|要是|假如|想用|想要|打算|准备|考虑|不用|没用|别用|"
+                        r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢")
+_NOT_PRODUCT_ZH = frozenset(
+    "api sdk key accesskey secretkey token id pin app wifi wi-fi ok ip url cpu gpu ai".split())
+_DOING_ZH = re.compile(
+    r"^(?P<name>[\u4e00-\u9fff]{2,}?)(?:存|放|记|写|看|听|拍|做|传|备份|管理|剪|编辑|整理|买|点)"
+    r"(?:图片|照片|文件|视频|代码|文档|东西|资料|数据|笔记|歌|音乐|电影|剧|外卖|菜)$")
+_GENERIC_ZH = re.compile(
+    r"^(?:手机|电脑|笔记本|平板|现金|筷子|勺子|刀|笔|钱|心|脑子|时间|力气|手|脚|眼睛|嘴|电|水|火|"
+    r"软件|工具|应用|程序|系统|网盘|表格|本子|纸|纸笔|微波炉|烤箱|空调|它|这个|那个|什么|"
+    r"别的|其他|自己|一下|一样|多久|完了?|光了?|不了|得着|不着)")
+
+
+def _taken_zh(name: str, found: Found) -> bool:
+    return any(name in h.obj or (h.obj and h.obj in name)
+               for _, _, hits in found for h in hits)
+
+
+_MY_OTHER_ZH = re.compile(r"我(?:的)?(?:爸|妈|哥|姐|弟|妹|老公|老婆|朋友|同事)")
+
+
+def _speaker_says_zh(clause: str) -> bool:
+    other = [m.start() for m in _OTHER_ZH.finditer(clause)]
+    if not other:
+        return True
+    tail = clause[max(other[-1] - 2, 0):]
+    return clause.rfind("我") > other[-1] and not _MY_OTHER_ZH.search(tail)
+
+
+def products_zh(text: str, found: Found) -> list[Hit]:
+    """``use`` hits for the products of a Chinese sentence no rule has read."""
+    out: list[Hit] = []
+    starts = [0] + [m.end() for m in _CLAUSE_ZH.finditer(text)]
+    ends = [m.start() for m in _CLAUSE_ZH.finditer(text)] + [len(text)]
+    for start, end in zip(starts, ends, strict=True):
+        clause = text[start:end]
+        if not clause or not _speaker_says_zh(clause) or _NOT_SO_ZH.search(clause):
+            continue
+        for m in _LATIN_ZH.finditer(clause):
+            name = m.group("name").strip(" .-_")
+            before, after = clause[: m.start()], clause[m.end():]
+            if name in _NOT_PRODUCT_EN or name.casefold() in _NOT_PRODUCT_ZH or \
+                    after[:1] in _SECRET_GLUE:
+                continue
+            brand = re.search(r"([\u4e00-\u9fff]{2})$", before)
+            if brand and brand.group(1) in _BRANDS_ZH:
+                name, before = brand.group(1) + name, before[:-2]
+            lower = not re.search(r"[A-Z0-9]", name)
+            use = _USE_ZH.search(before)
+            if not use or _NOT_USE_AFTER_ZH.match(after) or len(name) < 2:
+                continue
+            if lower and not re.search(r"(?:里|上)", after[:3]) and not before.endswith("用"):
+                continue  # a lower-case word only right after 用 or before 里/上 (flomo)
+            if _taken_zh(name, found) or _taken_zh(m.group("name"), found) or \
+                    any(h.obj == name for h in out):
+                continue
+            out.append(Hit("use", "self", name, confidence=0.7))
+        final = _USE_FINAL_ZH.search(clause)
+        if final and not _GENERIC_ZH.match(final.group("name")):
+            name = final.group("name")
+            doing = _DOING_ZH.match(name)  # 用七牛云存图片: the app, then what it is for
+            name = doing.group("name") if doing else name
+            if not _taken_zh(name, found) and all(h.obj != name for h in out):
+                out.append(Hit("use", "self", name, confidence=0.7))
+    return out
+
+
+_BRANDS_ZH = frozenset(
+    "大疆 华为 小米 苹果 荣耀 三星 索尼 佳能 尼康 富士 联想 戴尔 惠普 罗技 任天堂".split())

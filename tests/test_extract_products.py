@@ -1,0 +1,57 @@
+"""Products named in passing (``graphmem.extract._products``): found where the speaker does
+something with them, and nowhere else."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.extract import Message
+from graphmem.extract.rules import RuleExtractor
+
+AT = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
+
+
+def used(text: str) -> set[str]:
+    out = RuleExtractor().extract([Message(text, role="user", occurred_at=AT)])
+    return {r.object for r in out.relations if r.predicate == "uses" and not r.stop}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I keep all my notes in Obsidian and sync the vault with Syncthing.",
+     {"Obsidian", "Syncthing"}),
+    ("My mornings run on a Kindle Scribe and a Boox Palma.", {"Kindle Scribe", "Boox Palma"}),
+    ("I've been tracking my sleep with an Oura ring.", {"Oura"}),
+    ("Every podcast episode gets cut in Descript these days.", {"Descript"}),
+    ("Pretty much everything I shoot is on a Fujifilm X100V.", {"Fujifilm X100V"}),
+    ("Here's my Figma API token: figd_8Kq2xR7vLm3PzT9wYc4N", {"Figma"}),
+    ("我平时记账用鲨鱼记账，随手记点东西就用锤子便签", {"鲨鱼记账", "锤子便签"}),
+    ("写论文那会儿文献全扔在Zotero里，正文是在Typora里码的", {"Zotero", "Typora"}),
+    ("代码托管在Gitee。", {"Gitee"}),
+    ("最近出门拍视频都带着大疆Pocket 3，比手机稳多了", {"大疆Pocket 3"}),
+    ("我用七牛云存图片。", {"七牛云"}),
+])
+def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> None:
+    assert used(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I went hiking with Sarah in Wales.",            # a person, a place
+    "We moved to Montreal in May.",                 # a home, not a tool
+    "My neighbour Dave uses Arch on his ThinkPad.",  # someone else's
+    "You should use Postgres.", "Let's use SQLite for the prototype.",  # advice
+    "I would use Rust if I had more time.", "I'd rather not use Java.",  # not so
+    "I left Microsoft in 2021.",                    # a year is no product
+    "我在Google工作。", "他用iPhone。", "我建议用Notion。", "如果用Figma会更快吗",
+    "我的API密钥是sk-proj-Hq83LxT0vWb6ZpN2yKcR5mJe，帮我记一下。",
+    "另外，我的菜谱应用现在所有数据都放在SQLite里。",  # the app's, not the speaker's
+])
+def test_no_product_where_none_is_used(text: str) -> None:
+    assert used(text) - {"Microsoft", "Google"} == set()
+
+
+def test_a_password_next_to_a_product_is_never_a_product() -> None:
+    found = used("I log into Figma with Sunflower!Drift93 as the password, in case I forget.")
+    assert found == {"Figma"}
+    assert not any("Sunflower" in f or "Drift93" in f for f in found)
