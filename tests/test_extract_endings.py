@@ -127,6 +127,7 @@ RELATIVE_ONLY: list[tuple[str, set[Key]]] = [
     ("我爸爸退休了。", {_u("has_father", "爸爸")}),
     ("我弟弟今年结婚。", {_u("has_brother", "弟弟")}),
     ("我女儿最开心的事就是去公园。", {_u("has_daughter", "女儿")}),
+    ("我妈说榴莲我不喜欢。", {_u("has_mother", "妈妈")}),  # the mother's words, no change
 ]
 
 

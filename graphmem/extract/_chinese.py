@@ -19,6 +19,7 @@ from typing import Any
 
 from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
 from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._idioms import tastes_zh
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
 from graphmem.extract._personal import find_zh, kin_in_passing_zh
 from graphmem.extract._products import products_zh
@@ -157,7 +158,8 @@ RULES: list[Rule] = [
     _rule("plan", r"(?:打算|计划|准备|想要|希望|决定|立志|想(?=学|去|换|买|搬|转|尝试|试试|开|考|"
           r"辞职|跳槽|改|创业|出国|移民|做一个|写一个|读))" + _O),
     _rule("goal", r"(?:目标|梦想|愿望)(?:是|就是|为)" + _O),
-    _rule("plan", r"(?:要|将要|将会|会)(?=去|回|参加|开始|搬|出差|考|换|买|学)" + _O,
+    _rule("plan", r"(?:要|将要|将会|会)(?=去|回|参加|开始|搬|出差|考|换|买|学|把|装修|报名|办|"
+          r"带|陪|辞|跳槽|结婚|领证|出国|旅游|旅行|跑|参赛|拍|录|做|搞|开)" + _O,
           extra={"check": "future"}),
     _rule("learning", r"(?:正在学习|正在学|在学习|在自学|在学|开始学习|开始学|自学)(?![校院生期])"
           + _O),
@@ -568,9 +570,23 @@ def _question_free(text: str) -> str | None:
         return t[: tag.start()]
     if re.search(r"[？?]\s*$", t) or re.search(r"[吗么]\s*[。！!]?\s*$", t):
         return None
-    if re.search(r"呢\s*[。！!]?\s*$", t) or _QUESTION_WORDS.search(t):
+    if re.search(r"呢\s*[。！!]?\s*$", t) or any(_asks(c) for c in re.split(r"[，,；;]", t)):
         return None
     return t
+
+
+def _asks(clause: str) -> bool:
+    """Whether a clause asks: a question word, unless it means "any-" (谁约我出门都不好使,
+    什么都吃) or "whoever ... him" (谁往我碗里放我跟谁急)."""
+    m = _QUESTION_WORDS.search(clause)
+    if m is None:
+        return False
+    if m.group(0) == "什么" and clause[m.end():m.end() + 1] == "的":
+        return False  # 芒果班戟什么的: "and so on"
+    if m.group(0) in ("谁", "什么", "哪里", "哪儿", "怎么") and (
+            re.search(r"[都也]", clause[m.end():]) or clause.count(m.group(0)) > 1):
+        return False
+    return True
 
 
 def _split_word(m: re.Match[str], text: str) -> bool:
@@ -608,4 +624,7 @@ def hits(sentence: str) -> list[Hit]:
     products = products_zh(text, found_all)
     if products:
         found_all.append((len(text), len(text), products))
+    tastes = tastes_zh(text, found_all)
+    if tastes:
+        found_all.append((len(text), len(text), tastes))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

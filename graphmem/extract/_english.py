@@ -41,6 +41,7 @@ from graphmem.extract._english_phrases import (
     valid,
     verb_phrase,
 )
+from graphmem.extract._idioms import tastes_en
 from graphmem.extract._lexicon import is_role_en, lookup
 from graphmem.extract._personal import find_en, kin_in_passing_en
 from graphmem.extract._products import products_en
@@ -625,4 +626,7 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     products = products_en(text, found_all)
     if products:
         found_all.append((len(text), len(text), products))
+    tastes = tastes_en(text, found_all)
+    if tastes:
+        found_all.append((len(text), len(text), tastes))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

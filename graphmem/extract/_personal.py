@@ -219,11 +219,16 @@ _PET_ZH = (
 PET_ZH = _PET_ZH
 _MEASURE = r"(?:[一两二三四五几]?\s*[只条匹头个])?"
 _NAME_ZH = re.compile(r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
-_NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|，|,|。|\s")
+_NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|另?一[只条个匹]|，|,|。|\s")
 _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("pet", re.compile(
-        rf"我(?:家|们家)?(?:现在|目前|去年|之前|最近|刚)?(?:养了|养着|养|有|领养了|收养了|捡了|"
-        rf"买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
+        rf"我(?:家|们家)?(?:现在|目前|去年|之前|最近|刚|还|也|又)*(?:养了|养着|养|有|领养了|收养了|"
+        rf"捡了|买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
+    # 养了一只柯尔鸭: a pet of a kind the list does not know, kept (养) and counted (一只)
+    ("pet", re.compile(
+        r"(?:^|我|[，,])(?:家|们家)?(?:现在|目前|去年|之前|最近|刚|还|也|又)*(?:养了|养着|领养了|"
+        r"收养了)(?P<count>[一两二三四五几]\s*[只条匹头])(?P<species>[\u4e00-\u9fff]{1,4}?)"
+        r"(?=[，,。！!；;]|$|叫|名叫)")),
     # 我们家的边牧叫闪电: the household's pet, named
     ("pet", re.compile(rf"我(?:家|们家)的?(?P<count>)(?P<species>{_PET_ZH})(?=叫|名叫|名字叫)")),
     ("family", re.compile(rf"我有(?:{_MEASURE}|一位|一个|两个|三个|个|位)?"
@@ -240,6 +245,10 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
         r"我学到的(?:最重要的|最大的)?(?:一点|一件事|一课|道理|教训)(?:就)?是[：:，,]?\s*"
         r"(?P<obj>[^。！!？?]+)")),
     ("learned", re.compile(r"我才(?:知道|明白|意识到|懂)[：:，,]\s*(?P<obj>[^。！!？?]+)")),
+    # 我算是明白了，X / 吃一堑长一智，以后X: a lesson after a comma, said at some length
+    ("learned", re.compile(
+        r"(?:我(?:终于|算是|总算|才)?(?:明白|懂得|懂|意识到|学乖)了|吃一堑长一智|长记性了|"
+        r"涨教训了|长教训了)[，,：:]\s*(?P<obj>[^。！!？?]{6,})")),
     ("habit", re.compile(
         rf"我(?:(?P<when>{_WHEN_ZH})|{_ONCE_ZH})?(?:都|也|还|又|常|一般)?(?:会)?(?:去)?"
         rf"(?P<obj>{_ACTIVITY_ZH})"
@@ -280,12 +289,28 @@ _SURNAME_NAME = re.compile(
     rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
 
 
+# What may come between a relative or pet and the 叫 that names it: 我家的狗叫旺财,
+# 一只猫，它叫咪咪, 两只鹦鹉，一只叫豆豆一只叫球球 (not 每天早上把我叫醒).
+_BEFORE_NAME_ZH = re.compile(
+    r"^[，,\s]*(?:它|她|他|另一只|另一条|一只|一条|一个|名字|小名|大名|的)*$")
+
+
+_THEN_HE_ZH = re.compile(r"[，,]\s*(?:他|她|它)(?:的)?(?:名字|小名|大名)?$")  # 结婚五年了，他叫刘洋
+
+
 def _names_zh(rest: str) -> list[str]:
-    out = []
-    for m in _NAME_ZH.finditer(rest):
+    out: list[str] = []
+    pos = 0
+    while (m := _NAME_ZH.search(rest, pos)) is not None:
+        between = rest[pos : m.start()]
+        if not (_BEFORE_NAME_ZH.match(between) or _THEN_HE_ZH.search(between)):
+            break
         name = split_at_words(_NAME_END, m.group("name"))[0]
-        if name and name not in out:
+        if not name:
+            break
+        if name not in out:
             out.append(name)
+        pos = m.start("name") + len(name)
     return out
 
 
@@ -375,7 +400,11 @@ def find_zh(text: str) -> Found:
 # a sentence that ends a relation, mourns or speaks of an ex adds nothing.
 
 _MY_KIN_EN = re.compile(rf"\b(?:my|our)\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b", re.I)
-_MY_KIN_ZH = re.compile(rf"我(?:的|和|跟|家)?(?P<kin>{_KIN_ZH_RE})(?!们)")
+_SHORT_KIN_ZH = {"妈": "mother", "爸": "father", "姐": "sister", "哥": "brother", "弟": "brother",
+                  "妹": "sister"}
+_MY_KIN_ZH = re.compile(
+    rf"我(?:的|和|跟|家)?(?P<kin>{_KIN_ZH_RE}|[妈爸姐哥弟妹](?![\u4e00-\u9fff]*[们]))"
+    rf"|(?:^|[，,]|跟|和|陪|带|给)(?P<own>儿子|女儿|老公|老婆)(?![们的朋])")
 _GONE_EN = re.compile(
     r"\b(?:ex|late|former|passed\s+away|died|funeral|divorc\w*|split|broke\s+up|breaking\s+up|"
     r"break\s+up|dumped|separated|miss(?:ed)?\s+(?:him|her))\b", re.I)
@@ -411,9 +440,18 @@ def kin_in_passing_zh(text: str, found: Found) -> list[Hit]:
         return []
     said, out = _said_kins(found), []
     for m in _MY_KIN_ZH.finditer(text):
-        kin = _KIN_ZH[m.group("kin")]
+        word = m.group("kin") or m.group("own")
+        if m.group("own") and _OTHER_ONES_ZH.search(text[: m.start("own")]):
+            continue  # 他跟老婆: the other one's wife
+        kin = _KIN_ZH.get(word) or _SHORT_KIN_ZH[word]
         if kin in said:
             continue
         said.add(kin)
-        out.append(Hit("family", "self", m.group("kin"), kin, confidence=0.8))
+        named = _SURNAME_NAME.match(text[m.end():])  # 我姐王雪下个月结婚
+        obj = named.group("name") if named else _FULL_KIN_ZH.get(word, word)
+        out.append(Hit("family", "self", obj, kin, confidence=0.8))
     return out
+
+
+_FULL_KIN_ZH = {"妈": "妈妈", "爸": "爸爸", "姐": "姐姐", "哥": "哥哥", "弟": "弟弟", "妹": "妹妹"}
+_OTHER_ONES_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|领导")

@@ -1,0 +1,197 @@
+"""Tastes said as idioms, English and Chinese: a pass of the rule extractor after the rules.
+
+People rarely say "I like X" in a chat. They say "late-70s jazz fusion is my jam", "open-plan
+offices drive me up the wall", "musicals just aren't my thing", "I got hooked on bouldering",
+香菜这玩意儿我是真接受不了, KTV我是能躲就躲, 早高峰挤地铁真的要了我的命, 我还是偏爱民谣. The
+idioms are many but of two shapes: the thing first and a verdict after it ("X is my jam",
+"X drives me up the wall", X我接受不了), or the speaker first and a phrase of liking before
+the thing ("I'm hooked on X", "I live for X", 我偏爱X). Each finder returns ``like`` or
+``dislike`` hits (confidence 0.8), added only where no rule has read the same thing. A
+verdict denied ("aren't my thing", "isn't for me") turns a like into a dislike.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.extract._text import Hit, clean_edges
+
+Found = list[tuple[int, int, list[Hit]]]
+
+# --------------------------------------------------------------------------- English
+
+_FILLER_EN = (r"(?:(?:honestly|anyway|btw|by\s+the\s+way|ok|okay|so|well|tbh|also|and|but|"
+              r"not\s+gonna\s+lie|ngl|lol|haha|oh|yeah|man|i\s+mean|personally|for\s+me)\s*,?\s+)*")
+# the thing: a short noun phrase at the start of the sentence or clause
+_THING_EN = r"(?P<obj>[\w'’.+#&-]+(?:\s+[\w'’.+#&-]+){0,4}?)"
+_BE = r"(?:is|are|was|'s|'re|’s|’re)"
+_ADV = (r"(?:(?:just|really|honestly|so|totally|kind\s+of|kinda|sort\s+of|definitely|simply|"
+        r"absolutely|basically|literally|truly|still|always|genuinely|seriously|officially|"
+        r"pretty\s+much|hands\s+down|by\s+far)\s+)*")
+_GOOD = (r"(?:my\s+(?:jam|thing|happy\s+place|guilty\s+pleasure|go-to|comfort\s+food|"
+         r"favou?rite(?:\s+thing)?|fave|weakness|obsession|passion|therapy|everything|religion|"
+         r"love\s+language|kind\s+of\s+thing|cup\s+of\s+tea|vibe|whole\s+personality)|"
+         r"right\s+up\s+my\s+(?:alley|street)|the\s+best(?:\s+thing\s+ever)?|life|heaven|bliss|"
+         r"the\s+highlight\s+of\s+my\s+(?:day|week|month|year)|a\s+joy|pure\s+joy|so\s+much\s+fun|"
+         r"the\s+dream|non-?negotiable\s+for\s+me)")
+_BAD = (r"(?:my\s+(?:idea\s+of\s+hell|personal\s+hell|nightmare|pet\s+peeve|kryptonite)|"
+        r"the\s+worst|torture|a\s+nightmare|a\s+(?:hard\s+)?(?:pass|no)\s+(?:for|from)\s+me|"
+        r"a\s+hard\s+pass|overrated|a\s+chore|unbearable|a\s+deal-?breaker(?:\s+for\s+me)?|"
+        r"the\s+bane\s+of\s+my\s+(?:life|existence))")
+_NOT = r"(?:not|n't|never)\s+"
+_BAD_VERB = (r"(?:drives?|driving)\s+me\s+(?:up\s+the\s+wall|crazy|nuts|mad|insane|bonkers|"
+             r"round\s+the\s+bend|up\s+the\s+bend)|"
+             r"(?:makes?|making)\s+me\s+(?:cringe|gag|sick|want\s+to\s+(?:scream|cry|hurl))|"
+             r"(?:bores?|boring)\s+me\s+(?:to\s+(?:tears|death)|stiff|silly)|"
+             r"(?:gives?|giving)\s+me\s+(?:the\s+(?:creeps|ick|heebie-jeebies)|a\s+headache|hives)|"
+             r"(?:gets?|getting)\s+on\s+my\s+nerves|(?:puts?|putting)\s+me\s+to\s+sleep|"
+             r"(?:does|do)\s*(?:not|n't)\s+do\s+(?:it|anything)\s+for\s+me|"
+             r"(?:is|are)\s+(?:not|n't)\s+(?:really\s+)?(?:for\s+me|my\s+(?:thing|jam|cup\s+of\s+tea|"
+             r"scene|vibe|kind\s+of\s+thing))|"
+             r"(?:is|are|'s|'re)\s+(?:(?:a\s+)?(?:total\s+|complete\s+)?)(?:hard\s+)?pass\s+for\s+me|"
+             r"(?:does|do)\s*(?:not|n't)\s+agree\s+with\s+me|(?:sucks?|suck)\b")
+_GOOD_VERB = (r"(?:never\s+gets?\s+old|(?:is|are)\s+always\s+a\s+good\s+idea|"
+              r"(?:makes?|making)\s+me\s+(?:so\s+)?happy|(?:hits?|hitting)\s+the\s+spot|"
+              r"(?:is|are)\s+my\s+love)")
+_TOPIC_EN = re.compile(
+    rf"(?:^|(?<=[,;:.!?])\s*){_FILLER_EN}{_THING_EN}\s+(?:(?P<be>{_BE})\s+{_ADV}(?P<neg>{_NOT})?"
+    rf"{_ADV}(?:(?P<good>{_GOOD})|(?P<bad>{_BAD}))|{_ADV}(?P<badv>{_BAD_VERB})|"
+    rf"{_ADV}(?P<goodv>{_GOOD_VERB}))\b", re.I)
+# speaker first: "I got hooked on X", "I'm a sucker for X", "I live for X"
+_GOOD_LEAD_EN = (
+    r"hooked\s+on|addicted\s+to|a\s+(?:total\s+|huge\s+|big\s+)?sucker\s+for|crazy\s+about|"
+    r"mad\s+about|nuts\s+about|big\s+on|all\s+about|keen\s+on|partial\s+to|passionate\s+about|"
+    r"obsessed\s+with|in\s+love\s+with|fallen\s+(?:in\s+love\s+with|for)|"
+    r"fell\s+(?:in\s+love\s+with|for)|a\s+(?:huge\s+|big\s+)?fan\s+of|live\s+for|"
+    r"(?:could|can)\s+(?:eat|drink|watch|listen\s+to|play|read)"
+    r"(?=\s+[^,.;!?]{1,40}?\s+(?:every\s+(?:single\s+)?day|all\s+day|forever|on\s+repeat))")
+_BAD_LEAD_EN = (
+    r"(?:zero|no|little)\s+patience\s+for|allergic\s+to\s+the\s+idea\s+of|"
+    r"(?:cannot|can\s+not|can't|can’t)\s+(?:stand|bear|stomach|deal\s+with)|sick\s+of|"
+    r"tired\s+of|fed\s+up\s+with")
+_SPEAKER_EN = re.compile(
+    r"\bI(?:'m|’m|\s+am|'ve|’ve|\s+have)?\s+(?:(?:been|become|got|gotten|get|getting|"
+    r"totally|completely|really|so|kind\s+of|kinda|a\s+bit|still|always|also|just|now|"
+    r"recently|lately|seriously|absolutely|properly|fully)\s+)*"
+    rf"(?:(?P<good>{_GOOD_LEAD_EN})|(?P<bad>{_BAD_LEAD_EN}))\s+(?P<obj>[^,;.!?]{{1,50}})", re.I)
+_NOT_A_THING_EN = re.compile(
+    r"^(?:it|this|that|these|those|they|he|she|you|we|i|everything|something|anything|nothing|"
+    r"which|what|who|there|here|today|tonight|tomorrow|yesterday|this\s+week|the\s+weather|"
+    r"work|life|the\s+(?:day|week|morning|night)|my\s+(?:day|week|job|boss|life|brother|"
+    r"sister|mum|mom|dad|wife|husband|partner)|(?:the|a|an|my|our|your)\s*)$", re.I)
+_TAIL_EN = re.compile(
+    r"\s+(?:(?:these|those)\s+days|lately|recently|now|again|too|as\s+well|anymore|last\s+\w+|"
+    r"this\s+\w+|since\s+[\w\s]+|for\s+(?:years|ages|months|a\s+while)|every\s+(?:single\s+)?day|"
+    r"all\s+day|forever|on\s+repeat|for\s+days|and\s+(?:now|it|that|so|honestly).*|"
+    r"(?:,|—|-)\s.*)$", re.I)
+_LEAD_EN = re.compile(r"^(?:the\s+|a\s+|an\s+|some\s+|any\s+|all\s+)", re.I)
+_PEOPLE_THINGS = re.compile(r"^(?:people|guys|folks|someone|somebody|everyone|he|she|they|him|"
+                            r"her|them|you)\b", re.I)
+
+
+def _thing_en(raw: str) -> str:
+    obj = clean_edges(raw)
+    for _ in range(3):
+        obj = _TAIL_EN.sub("", obj).strip()
+    obj = _LEAD_EN.sub("", obj).strip()
+    first = obj.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:] == first[1:].lower():  # "Musicals" opened the sentence
+        obj = obj[:1].lower() + obj[1:]
+    return obj
+
+
+def _said(found: Found, obj: str) -> bool:
+    low = obj.casefold()
+    for _, _, hits in found:
+        for h in hits:
+            s = h.obj.casefold()
+            if s and (low in s or s in low):
+                return True
+    return False
+
+
+def tastes_en(text: str, found: Found) -> list[Hit]:
+    """``like`` / ``dislike`` hits for the idioms of an English sentence no rule has read."""
+    out: list[Hit] = []
+    for m in _TOPIC_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if not obj or _NOT_A_THING_EN.match(obj) or _PEOPLE_THINGS.match(obj) or \
+                len(obj.split()) > 5:
+            continue
+        good = bool(m.group("good") or m.group("goodv"))
+        if m.group("neg"):
+            if not good:
+                continue  # "is not the worst" says little
+            good = False  # "is not my thing"
+        kind = "like" if good else "dislike"
+        if not _said(found, obj) and all(h.obj != obj for h in out):
+            out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _SPEAKER_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if not obj or _NOT_A_THING_EN.match(obj) or _PEOPLE_THINGS.match(obj) or \
+                len(obj.split()) > 5:
+            continue
+        kind = "like" if m.group("good") else "dislike"
+        if not _said(found, obj) and all(h.obj != obj for h in out):
+            out.append(Hit(kind, "self", obj, confidence=0.8))
+    return out
+
+
+# --------------------------------------------------------------------------- Chinese
+
+_HAN = r"[\u4e00-\u9fffA-Za-z0-9]"
+# X first, the verdict after it, with 我 (and adverbs) between: 香菜这玩意儿我是真接受不了
+_TOPIC_ZH = re.compile(
+    rf"(?:^|(?<=[，,。；;！!？?：:]))(?:说真的|其实|话说|对了|哈哈|老实说|说实话|讲真)?[，,]?"
+    rf"(?P<obj>{_HAN}{{1,10}}?)(?:这(?:玩意儿?|东西|种东西|个东西|件事|事儿?))?"
+    rf"(?:[，,]?我)?(?:是|也|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?)*"
+    rf"(?:(?P<bad>接受不了|受不了|忍不了|吃不了|喝不了|欣赏不来|get不到|无感|不感冒|不太感冒|"
+    rf"能躲就躲|避之不及|敬而远之|讨厌|头疼|反感|要了我的命|要我命|是我的噩梦|是噩梦|劝退|踩雷|"
+    rf"一生黑|下头)"
+    rf"|(?P<good>是我的心头好|是我的最爱|是我的命|是我的本命|百吃不厌|百听不厌|百看不厌|"
+    rf"永远的神|yyds|是真爱|是我的快乐源泉|上头|欲罢不能|爱死了|绝了|太香了|真香))")
+# 我 first: 我偏爱X, 我超迷X, 我对X情有独钟, 我最大的快乐就是X
+_SPEAKER_ZH = re.compile(
+    rf"我(?:现在|最近|一直|还是|真的|特别|超|也|就|是)*"
+    rf"(?:(?P<good>偏爱|钟爱|热爱|爱死了?|迷上了?|沉迷于?|痴迷于?|入坑了?|爱上了?|离不开|"
+    rf"对(?P<dui>{_HAN}{{1,10}}?)(?:情有独钟|爱不释手|着迷|上瘾|特别着迷))"
+    rf"|(?P<bad>受不了|接受不了|讨厌死了?|烦死了?|最烦|最怕|最讨厌|"
+    rf"对(?P<dui2>{_HAN}{{1,10}}?)(?:无感|不感冒|没兴趣|没什么兴趣)))"
+    rf"(?P<obj>{_HAN}{{0,12}})")
+_JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯一的)(?:快乐|乐趣|事|事情|爱好)"
+                     rf"(?:就|大概|应该)?是(?P<obj>{_HAN}{{2,14}})")
+_SOMEONE_ELSE_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|儿子|女儿|孩子|老公|老婆|爸|妈|"
+                              r"哥|姐|弟|妹|爷|奶|外公|外婆|男朋友|女朋友")
+_NOT_A_THING_ZH = re.compile(r"^(?:我|你|他|她|它|这|那|这个|那个|什么|人|东西|事|天|今天|明天|"
+                             r"昨天|工作|上班|生活|真的|就|也|都|还|是)$")
+_TRIM_ZH = re.compile(r"^(?:的|了|着|在|去|就|都|也|还|是|对|把)+|(?:的|了|呢|吧|啊|呀|哈+|"
+                      r"这玩意儿?|这东西|这种东西|这件事|那个味儿?|这个味儿?|的味道|那个|这个)+$")
+
+
+def _thing_zh(raw: str) -> str:
+    obj = clean_edges(raw or "").split("我")[0]  # 螺蛳粉那个味儿我一闻就上头
+    return _TRIM_ZH.sub("", obj)
+
+
+def tastes_zh(text: str, found: Found) -> list[Hit]:
+    """The same for a Chinese sentence."""
+    out: list[Hit] = []
+
+    def add(kind: str, obj: str) -> None:
+        if 1 < len(obj) <= 12 and not _NOT_A_THING_ZH.match(obj) and not _said(found, obj) \
+                and all(h.obj != obj for h in out) and not re.search(r"[他她你]", obj):
+            out.append(Hit(kind, "self", obj, confidence=0.8))
+
+    for m in _TOPIC_ZH.finditer(text):
+        add("dislike" if m.group("bad") else "like", _thing_zh(m.group("obj")))
+    for m in _SPEAKER_ZH.finditer(text):
+        obj = m.group("dui") or m.group("dui2") or m.group("obj")
+        obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
+        add("dislike" if m.group("bad") else "like", _thing_zh(obj))
+    for m in _JOY_ZH.finditer(text):
+        lead = re.split(r"[，,。；;！!？?]", text[: m.start()])[-1]
+        if _SOMEONE_ELSE_ZH.search(lead):
+            continue  # 我女儿最开心的事就是去公园: the daughter's joy
+        obj = re.split(r"[，,。；;！!？?]", m.group("obj"))[0]
+        add("like", _thing_zh(obj))
+    return out
