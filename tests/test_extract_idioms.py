@@ -68,3 +68,57 @@ def test_chinese_personal_facts_without_their_usual_frame(text: str, expected: s
 @pytest.mark.parametrize("text", ["他跟老婆去旅游了。", "我明白了，谢谢。", "谁用过这个？"])
 def test_nothing_from_another_s_wife_a_thanks_or_a_question(text: str) -> None:
     assert facts(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Biscuit, my corgi, has decided the vacuum is his enemy.", {("has_pet", "Biscuit", False)}),
+    ("Our rescue greyhound sleeps about 20 hours a day.", {("has_pet", "greyhound", False)}),
+    ("Honestly my cat dander allergy is no joke.", {("allergic_to", "cat dander", False)}),
+    ("Started my new gig as a data engineer at Klarna on Monday.",
+     {("has_role", "data engineer", False), ("works_at", "Klarna", False)}),
+    ("My first shift as a flight attendant with Delta is tomorrow!",
+     {("has_role", "flight attendant", False), ("works_at", "Delta", False)}),
+    ("I'm running the Lisbon half marathon next March.",
+     {("plans_to", "run the Lisbon half marathon", False)}),
+    ("Next summer we're finally doing the Hokkaido trip.",
+     {("plans_to", "do the Hokkaido trip", False)}),
+    ("Cancelled Spotify last month, I'm all in on Tidal now.",
+     {("prefers", "Spotify", True), ("uses", "Spotify", True), ("uses", "Tidal", False)}),
+    ("Used to love running, so I've fallen for swimming instead.",
+     {("likes", "running", True), ("likes", "swimming", False)}),
+    ("Now that I've settled into Montreal I need a coat.", {("lives_in", "Montreal", False)}),
+    ("We buried Nugget in the garden yesterday.", {("has_pet", "Nugget", True)}),
+])
+def test_english_facts_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My dog died last week and I miss him.", "My friend's dog is named Rex.",
+    "I'm working next Monday.", "I'm starting at Spotify in May.",
+    "Her new job as a nurse is hard.",
+    "If I got a job as a pilot at Delta I'd travel more.",
+])
+def test_nothing_said_in_passing_where_it_is_not_the_speaker_s_own(text: str) -> None:
+    assert not {f for f in facts(text) if f[0] in ("has_pet", "plans_to", "has_role")
+                and not f[2]}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("奶茶我已经彻底戒了，还是美式顺口", {("prefers", "milk tea", True), ("likes", "美式", False)}),
+    ("抖音被我卸了，睡眠质量变好", {("uses", "抖音", True)}),
+    ("每天晚上刷抖音刷到一两点", {("uses", "抖音", False)}),
+    ("我家狗狗旺财十二岁了", {("has_pet", "旺财", False)}),
+    ("旺财上周走了", {("has_pet", "旺财", True)}),
+    ("我们比亚迪的食堂是真不错", {("works_at", "比亚迪", False)}),
+    ("跳槽到拼多多之后工资涨了不少", {("works_at", "拼多多", False)}),
+    ("搬到杭州快一个月了", {("lives_in", "杭州", False)}),
+    ("我在链家做房产中介", {("works_at", "链家", False), ("has_role", "房产中介", False)}),
+])
+def test_chinese_changes_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert facts(text) == expected
+
+
+@pytest.mark.parametrize("text", ["他把烟戒了。", "我们学校的食堂很难吃。", "我奶奶走了。"])
+def test_no_change_said_of_someone_else_or_a_school(text: str) -> None:
+    assert not {f for f in facts(text) if f[0] in ("works_at", "has_pet", "likes", "uses")}

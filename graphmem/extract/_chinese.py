@@ -19,7 +19,7 @@ from typing import Any
 
 from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
 from graphmem.extract._dates import TIME_WORD_ZH
-from graphmem.extract._idioms import tastes_zh
+from graphmem.extract._idioms import in_passing_zh, tastes_zh
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
 from graphmem.extract._personal import find_zh, kin_in_passing_zh
 from graphmem.extract._products import products_zh
@@ -112,7 +112,8 @@ _HYPOTHETICAL = re.compile(r"如果|假如|要是|假设|万一|倘若|的话|�
 _HEDGE = re.compile(r"可能|也许|大概|好像|估计|似乎|或许|说不定|应该|觉得|感觉|认为|吧[。！]?$")
 _CUT = re.compile(
     r"[，,。！？；;!?：:（(]|因为|由于|但是|但|不过|而不是|而非|所以|可是|然而|并且|而且|因此|然后|"
-    r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候|(?:也|还|又|更)(?=喜欢|爱|用|在|讨厌)"
+    r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候|(?:也|还|又|更)(?=喜欢|爱|用|在|讨厌)|"
+    r"之后|以后|快(?=[一两三四五六七八九十半几])"
 )
 _USE_CUT = re.compile(
     r"来|去|写|做|开发|编写|处理|搭建|部署|跑|进行|实现|管理|构建|编程|记笔记|记|画|剪|打|作为|当作|"
@@ -624,7 +625,7 @@ def hits(sentence: str) -> list[Hit]:
     products = products_zh(text, found_all)
     if products:
         found_all.append((len(text), len(text), products))
-    tastes = tastes_zh(text, found_all)
-    if tastes:
-        found_all.append((len(text), len(text), tastes))
+    for passing in (tastes_zh(text, found_all), in_passing_zh(text, found_all)):
+        if passing:
+            found_all.append((len(text), len(text), passing))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -92,7 +92,7 @@ _PET_GONE_ZH = [
     # the pet's name alone, opening the sentence (雪球上个月送给朋友养了); a stop of a pet
     # no one stored changes nothing
     re.compile(rf"^(?P<species>(?!))?(?P<name>[\u4e00-\u9fff]{{2,3}}?)(?:{TIME_WORD_ZH}|已经|"
-               rf"前几天|前段时间|昨天|上周|上个月|不幸|因病)*(?:去世|死|病死|老死|走丢|跑丢|飞走|"
+               rf"前几天|前段时间|昨天|上周|上个月|不幸|因病)*(?:去世|死|病死|老死|走丢|跑丢|飞走|走|"
                rf"送人|送走|"
                rf"送给[^，,。！？；;!?]{{1,6}}养|被[^，,。！？；;!?]{{1,6}}领养)了"),
 ]

@@ -43,7 +43,13 @@ from graphmem.extract._english_phrases import (
 )
 from graphmem.extract._idioms import tastes_en
 from graphmem.extract._lexicon import is_role_en, lookup
-from graphmem.extract._personal import find_en, kin_in_passing_en
+from graphmem.extract._personal import (
+    find_en,
+    jobs_in_passing_en,
+    kin_in_passing_en,
+    pets_in_passing_en,
+    plans_in_passing_en,
+)
 from graphmem.extract._products import products_en
 from graphmem.extract._text import Hit, Rule, Spans, attach_when, scan
 
@@ -102,7 +108,15 @@ def _expand(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'")
     for regex, repl in _CONTRACTIONS:
         text = regex.sub(repl, text)
-    return text
+    # a chat leaves the "I" out: "Cancelled Spotify last month", "Used to love running"
+    return _NO_SUBJECT.sub(lambda m: m.group("lead") + "I " + m.group("verb"), text, count=1)
+
+
+_NO_SUBJECT = re.compile(
+    r"^(?P<lead>\s*(?:(?:finally|just|recently|also|so|and|then|honestly|anyway|btw)\s*,?\s+)*)"
+    r"(?P<verb>(?-i:[A-Z]?)(?:used\s+to|cancell?ed|deleted|uninstalled|quit|ditched|dropped|"
+    r"started|joined|switched|moved|relocated|settled|sold|left|adopted|signed\s+up|"
+    r"gave\s+up|unsubscribed|got\s+rid\s+of|stopped)\b)", re.I)
 
 
 # --------------------------------------------------------------------------- subject
@@ -279,6 +293,8 @@ RULES: list[Rule] = [
           r"rented)\s+)?(?:flat|house|apartment|studio|place|condo|cottage)\s+in\s+)?" + _O,
           self_only=True),
     _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
+    _rule("move", r"\b(?:settled|settling)\s+(?:down\s+)?(?:in|into)\s+"
+          r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?!I\b)(?-i:[A-Z])[\w'-]*){0,2})"),
     # "moved down to Bristol", not "moved down to the basement": a name only
     _rule("move", r"\b(?:moved|relocated)\s+(?:down|up|out)\s+to\s+" + _NAME),
     _rule("now_use", r"\b(?:switched|switching|switch|migrated|migrating|changed|transitioned|"
@@ -620,9 +636,11 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     after = only_now(text, found_all) or new_value_after_stop(text, found_all, previous or [])
     if after:
         found_all.append((len(text), len(text), after))
-    kin = kin_in_passing_en(text, found_all)
-    if kin:
-        found_all.append((len(text), len(text), kin))
+    for passing in (kin_in_passing_en(text, found_all), pets_in_passing_en(text, found_all),
+                    jobs_in_passing_en(text, found_all),
+                    plans_in_passing_en(text, found_all)):
+        if passing:
+            found_all.append((len(text), len(text), passing))
     products = products_en(text, found_all)
     if products:
         found_all.append((len(text), len(text), products))

@@ -126,7 +126,8 @@ CHANGE_RULES: list[Rule] = [
 
 # Verbs that give something up whatever it was, a taste or a tool: "I quit Jira", "I quit
 # smoking", "I cut out Coke". What they end is read in ``_english._apply``.
-GIVE_UP = (r"quit|ditched|dropped|abandoned|gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
+GIVE_UP = (r"quit|ditched|dropped|abandoned|cancell?ed|deleted|unsubscribed\s+from|"
+           r"gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
            r"got\s+rid\s+of|uninstalled|am\s+done\s+with|moved\s+away\s+from|moved\s+off(?:\s+of)?|"
            r"moved\s+on\s+from|switched\s+away\s+from|stopped|cut\s+out|kicked|swore\s+off|"
            r"sworn\s+off|gone\s+off|went\s+off|lost\s+interest\s+in|got\s+tired\s+of|"
@@ -153,6 +154,7 @@ def gerund_taste(text: str) -> str | None:
 def like_object(text: str) -> str:
     """A liked activity without its light verb: "playing tennis" -> "tennis", so that "I
     gave up tennis" later ends the same fact."""
+    text = re.sub(r"\s+instead$", "", text)  # "fallen for swimming instead"
     m = re.match(r"^playing\s+(?:the\s+)?(?P<x>(?!with\b|around\b|outside\b|along\b|for\b|"
                  r"at\b|in\b|on\b)[a-z][\w' -]*)$", text, re.I)
     return m.group("x") if m else text
@@ -234,7 +236,8 @@ _PET_GONE = [
                rf"sadly\s+)*(?:died|passed\s+away|was\s+put\s+down|had\s+to\s+be\s+put\s+"
                rf"down|was\s+rehomed|ran\s+away|went\s+missing)\b"),
     # "We lost Smudge in the autumn": it ends a stored pet of that name, and nothing else
-    re.compile(rf"\b(?:we|I)\s+(?:sadly\s+|just\s+)?lost\s+(?:(?:our|my)\s+(?:old\s+|sweet\s+)?"
+    re.compile(rf"\b(?:we|I)\s+(?:sadly\s+|just\s+|finally\s+)?(?:lost|buried)\s+(?:(?:our|my)\s+"
+               rf"(?:old\s+|sweet\s+)?"
                rf"(?P<species>{SPECIES_EN})\s*,?\s*)?(?P<name>{_NAME})\b(?!')", re.I),
 ]
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from graphmem.extract._lexicon import APPS_ZH, lookup
+from graphmem.extract._personal import PET_ZH
 from graphmem.extract._text import Hit, clean_edges
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -80,7 +82,8 @@ _NOT_A_THING_EN = re.compile(
     r"work|life|the\s+(?:day|week|morning|night)|my\s+(?:day|week|job|boss|life|brother|"
     r"sister|mum|mom|dad|wife|husband|partner)|(?:the|a|an|my|our|your)\s*)$", re.I)
 _TAIL_EN = re.compile(
-    r"\s+(?:(?:these|those)\s+days|lately|recently|now|again|too|as\s+well|anymore|last\s+\w+|"
+    r"\s+(?:(?:these|those)\s+days|lately|recently|now|again|too|as\s+well|anymore|instead|"
+    r"last\s+\w+|"
     r"this\s+\w+|since\s+[\w\s]+|for\s+(?:years|ages|months|a\s+while)|every\s+(?:single\s+)?day|"
     r"all\s+day|forever|on\s+repeat|for\s+days|and\s+(?:now|it|that|so|honestly).*|"
     r"(?:,|—|-)\s.*)$", re.I)
@@ -158,10 +161,17 @@ _SPEAKER_ZH = re.compile(
     rf"|(?P<bad>受不了|接受不了|讨厌死了?|烦死了?|最烦|最怕|最讨厌|"
     rf"对(?P<dui2>{_HAN}{{1,10}}?)(?:无感|不感冒|没兴趣|没什么兴趣)))"
     rf"(?P<obj>{_HAN}{{0,12}})")
+# 还是美式顺口: of two, the one that suits
+_RATHER_ZH = re.compile(rf"还是(?P<obj>{_HAN}{{1,6}}?)(?:更|比较|最)?(?:顺口|好喝|好吃|香|舒服|"
+                        rf"靠谱|"
+                        rf"好用|方便|实在|适合我)")
+# 转行做UI设计: a new trade, whatever its word
+_NEW_TRADE_ZH = re.compile(
+    rf"转行(?:做|当|干)了?(?P<obj>{_HAN}{{2,8}}?)(?=快|已经|了|[，,。！!]|$)")
 _JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯一的)(?:快乐|乐趣|事|事情|爱好)"
                      rf"(?:就|大概|应该)?是(?P<obj>{_HAN}{{2,14}})")
 _SOMEONE_ELSE_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|儿子|女儿|孩子|老公|老婆|爸|妈|"
-                              r"哥|姐|弟|妹|爷|奶|外公|外婆|男朋友|女朋友")
+                              r"哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|男朋友|女朋友")
 _NOT_A_THING_ZH = re.compile(r"^(?:我|你|他|她|它|这|那|这个|那个|什么|人|东西|事|天|今天|明天|"
                              r"昨天|工作|上班|生活|真的|就|也|都|还|是)$")
 _TRIM_ZH = re.compile(r"^(?:的|了|着|在|去|就|都|也|还|是|对|把)+|(?:的|了|呢|吧|啊|呀|哈+|"
@@ -188,6 +198,8 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = m.group("dui") or m.group("dui2") or m.group("obj")
         obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
         add("dislike" if m.group("bad") else "like", _thing_zh(obj))
+    for m in _RATHER_ZH.finditer(text):
+        add("like", _thing_zh(m.group("obj")))
     for m in _JOY_ZH.finditer(text):
         lead = re.split(r"[，,。；;！!？?]", text[: m.start()])[-1]
         if _SOMEONE_ELSE_ZH.search(lead):
@@ -195,3 +207,57 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = re.split(r"[，,。；;！!？?]", m.group("obj"))[0]
         add("like", _thing_zh(obj))
     return out
+
+
+# --------------------------------------------------------------------------- Chinese, said
+# in passing: a habit or an app given up (奶茶我已经彻底戒了, 抖音被我卸了), an app one scrolls
+# (刷抖音), the employer of one's canteen or colleagues (我们比亚迪的食堂), a pet by its name
+# after its kind (我家狗狗旺财十二岁了).
+
+_QUIT_ZH = re.compile(
+    rf"(?:^|(?<=[，,]))(?:我)?(?:把)?(?P<obj>{_HAN}{{1,8}}?)(?:被我|我)?(?:已经|早就|彻底|终于|总算|"
+    rf"算是|都|也)*(?:(?P<quit>戒(?:掉)?了)|(?P<drop>(?:给)?(?:卸了|卸载了|删了|退订了|注销了|取关了|"
+    rf"退了会员)))")
+_SCROLL_ZH = re.compile(rf"(?:刷|逛|玩)(?P<obj>{_HAN}{{2,6}})")
+_OUR_WORK_ZH = re.compile(
+    rf"我们(?P<obj>{_HAN}{{2,6}}?)的(?:食堂|同事|老板|领导|年会|团建|办公室|工位|HR|考勤|班车|"
+    rf"绩效|工牌|内网|OKR|周报)")
+_NOT_AN_EMPLOYER_ZH = re.compile(r"学校|小区|家|村|班|宿舍|公司|单位|团队|部门|组|群|楼|这边|那边")
+_PET_NAMED_ZH = re.compile(
+    rf"我(?:家|们家)的?(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2}})"
+    rf"(?=[0-9一二三四五六七八九十两几]+岁|今年|已经|是|特别|很|真|最|又|还|每天|天天)")
+
+
+def in_passing_zh(text: str, found: Found) -> list[Hit]:
+    """Stops, apps, employers and pets a Chinese sentence says in passing."""
+    out: list[Hit] = []
+    for m in _QUIT_ZH.finditer(text):
+        obj = _TRIM_ZH.sub("", m.group("obj"))
+        if len(obj) < 2 or _NOT_A_THING_ZH.match(obj) or _SOMEONE_ELSE_ZH.search(obj):
+            continue
+        kind = "stop_either" if m.group("quit") else "stop_use"
+        if not any(h.obj == obj and h.kind.startswith("stop") for _, _, hs in found for h in hs):
+            out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _SCROLL_ZH.finditer(text):
+        for n in range(len(m.group("obj")), 1, -1):
+            name = m.group("obj")[:n]
+            if name in APPS_ZH or lookup(name) is not None:
+                if not _said(found, name) and not _said_hits(out, name):
+                    out.append(Hit("use", "self", name, confidence=0.8))
+                break
+    for m in _OUR_WORK_ZH.finditer(text):
+        org = m.group("obj")
+        if not _NOT_AN_EMPLOYER_ZH.search(org) and not any(
+                h.kind == "works" for _, _, hs in found for h in hs):
+            out.append(Hit("works", "self", org, confidence=0.8))
+    for m in _NEW_TRADE_ZH.finditer(text):
+        if not any(h.kind == "role" for _, _, hs in found for h in hs):
+            out.append(Hit("role", "self", m.group("obj"), confidence=0.8))
+    for m in _PET_NAMED_ZH.finditer(text):
+        if not any(h.kind == "pet" for _, _, hs in found for h in hs):
+            out.append(Hit("pet", "self", m.group("name"), m.group("species"), confidence=0.8))
+    return out
+
+
+def _said_hits(hits: list[Hit], obj: str) -> bool:
+    return any(h.obj == obj for h in hits)

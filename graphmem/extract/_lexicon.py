@@ -458,7 +458,9 @@ ROLE_WORDS_EN = frozenset(
     sculptor dancer singer actor actress comedian streamer youtuber influencer salesperson
     rep representative associate ranger guard officer constable detective ambassador
     diplomat minister priest pastor rabbi imam carer supervisor foreman operator dispatcher
-    controller navigator curator archivist engineer""".split()
+    controller navigator curator archivist engineer attorney attendant steward stewardess
+    owner proprietor hygienist technologist strategist trainee apprentice instructor trainer
+    lifeguard chauffeur housekeeper janitor custodian realtor agent""".split()
 )
 # Role words by their ending (radiographer, cardiologist, technician, auctioneer); the
 # shortest ones stay out ("list", "career").
@@ -487,7 +489,7 @@ def is_role_en(phrase: str) -> bool:
 _ROLE_ENDING_ZH = re.compile(
     r"(?:[\u4e00-\u9fff]师|(?<!会|成|人|党|团|队|学|官)员|司机|保安|警察|军人|农民|画家|作家|艺术家|"
     r"音乐家|专家|自由职业者|个体户|全职妈妈|家庭主妇|财务|人事|行政|客服|文员|前台|导游|空姐|空乘|"
-    r"店长|老板|保姆|护工|HR|策划|助理|经纪人|自由职业|主持人|骑手|码农)$")
+    r"店长|老板|保姆|护工|HR|策划|助理|经纪人|自由职业|主持人|骑手|码农|中介|专员)$")
 _NOT_A_ROLE_ZH = frozenset({"大师", "老师傅", "牧师"})
 
 

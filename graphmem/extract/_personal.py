@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from graphmem.extract._dates import TIME_WORD_ZH
+from graphmem.extract._lexicon import is_role_en
 from graphmem.extract._text import Hit, clean_edges, split_at_words
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -455,3 +456,118 @@ def kin_in_passing_zh(text: str, found: Found) -> list[Hit]:
 
 _FULL_KIN_ZH = {"妈": "妈妈", "爸": "爸爸", "姐": "姐姐", "哥": "哥哥", "弟": "弟弟", "妹": "妹妹"}
 _OTHER_ONES_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|领导")
+
+
+# --------------------------------------------------------------------------- English said in
+# passing: a pet ("Our rescue greyhound sleeps all day", "Biscuit, my corgi, hates the vacuum"),
+# an allergy as a noun ("my cat dander allergy is no joke"), a job taken ("started my new gig
+# as a data engineer at Klarna"), a plan said in the present ("I'm running the Lisbon half
+# marathon next March"). Added last, where no rule has read the same.
+
+_MY_PET_EN = re.compile(
+    rf"(?:(?P<name>{_NAME_EN})\s*,\s*)?\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
+    rf"(?!\s+(?:allerg\w*|dander|hair|fur|food|bowl|bed|toys?|sitter|walker))"
+    rf"(?:\s*,?\s+(?P<after>{_NAME_EN})\b{_GOES_ON})?", re.I)
+_PET_GONE_EN = re.compile(r"\b(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|rehomed|re-homed|"
+                          r"ran\s+away|went\s+missing|buried|lost\s+(?:him|her)|miss\s+(?:him|her)|"
+                          r"late|used\s+to\s+have|had\s+to\s+give)\b", re.I)
+_NOUN_ALLERGY_EN = re.compile(
+    r"\bmy\s+(?:(?:severe|mild|bad|awful|seasonal|stupid|annoying)\s+)?(?P<obj>[a-z][a-z -]{1,25}?)"
+    r"\s+(?:allergy|allergies|intolerance)\b", re.I)
+_NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old", "own"})
+
+
+def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
+    """``pet`` and ``allergy`` hits for the pets and allergies an English sentence names in
+    passing."""
+    out: list[Hit] = []
+    said = {h.obj.casefold() for _, _, hits in found for h in hits}
+    pets_said = any(h.kind in ("pet", "pet_gone") for _, _, hits in found for h in hits)
+    if not _PET_GONE_EN.search(text) and not pets_said:
+        for m in _MY_PET_EN.finditer(text):
+            species = re.sub(r"^(?:new|little|pet|baby|rescue|old|senior|young|cute|two|three)\s+",
+                             "", m.group("species").lower())
+            species = species[:-1] if species.endswith("s") and not species.endswith(
+                ("ss", "us")) else species
+            names = _names(m.group("name") or m.group("after"))
+            obj = names[0] if names else species
+            if obj.casefold() in said or species in said or any(h.obj == obj for h in out):
+                continue
+            out.append(Hit("pet", "self", obj, species, confidence=0.8))
+    for m in _NOUN_ALLERGY_EN.finditer(text):
+        obj = m.group("obj").strip().lower()
+        if obj in _NOT_ALLERGEN_EN or obj in said:
+            continue
+        out.append(Hit("allergy", "self", obj, confidence=0.8))
+    return out
+
+
+# a job taken: "my new gig as a data engineer at Klarna", "I got hired as a nurse at St Mary's"
+_ORG_EN = r"(?P<org>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})"
+_JOB_AS_EN = re.compile(
+    r"\b(?:my\s+(?:new\s+|first\s+)?(?:gig|job|role|position|post|shift|day|week)\s+as|(?:started|start|starting)"
+    r"\s+(?:out\s+|work\s+|working\s+)?as|(?:got\s+)?hired\s+as|took\s+(?:a|the)\s+(?:job|role|"
+    r"position)\s+as|(?:got|been|was)\s+promoted\s+to|got\s+a\s+(?:job|gig)\s+as)\s+"
+    r"(?:an?\s+|the\s+)?(?P<role>[a-z][a-z -]{1,30}?)"
+    rf"(?:\s+(?:at|for|with)\s+{_ORG_EN})?(?=\s*(?:[,.;!?]|$)|\s+(?:on|in|since|from|last|this|"
+    r"next|and|but|so|today|yesterday|tomorrow|recently|is|was|starts?|started|begins?)\b)", re.I)
+
+
+def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
+    """``role`` / ``works`` hits for a job said as taken ("my new gig as X at Y")."""
+    said = {h.kind for _, _, hits in found for h in hits}
+    out: list[Hit] = []
+    for m in _JOB_AS_EN.finditer(text):
+        lead = text[: m.start()]
+        if re.search(r"\b(?:he|she|they|his|her|their|if|would|could|might|wish|want)\b[^,;.]*$",
+                      lead, re.I):
+            continue
+        role = m.group("role").strip()
+        if "role" not in said and is_role_en(role):
+            out.append(Hit("role", "self", role, confidence=0.8))
+        if m.group("org") and "works" not in said:
+            out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
+    return out
+
+
+# a plan said in the present with a time to come: "I'm running the Lisbon half marathon next
+# March", "Next summer we're finally doing the Hokkaido trip"
+_MONTHS = (r"January|February|March|April|May|June|July|August|September|October|November|"
+           r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday")
+_TO_COME = (rf"(?:next\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend|{_MONTHS})|"
+            rf"this\s+(?:coming\s+)?(?:spring|summer|autumn|fall|winter|weekend|{_MONTHS})|"
+            rf"in\s+(?:{_MONTHS})|on\s+(?:{_MONTHS})|tomorrow|later\s+this\s+(?:year|month))")
+_PLAN_NOW_EN = re.compile(
+    rf"(?:(?P<when0>{_TO_COME})\s*,?\s+)?\b(?:I\s+am|we\s+are|I'm|we're)\s+(?:finally\s+|officially\s+|"
+    rf"definitely\s+|actually\s+|totally\s+|also\s+)?(?P<verb>[a-z]+ing)\s+(?P<rest>[^,.;!?]{{2,60}}?)"
+    rf"(?:\s+(?P<when>{_TO_COME}))?(?=\s*(?:[,.;!?]|$))", re.I)
+_NOT_A_PLAN_VERB = frozenset(
+    "being feeling thinking getting having looking trying wondering hoping going working "
+    "loving enjoying struggling dealing using reading watching listening waiting".split())
+_E_BASE = frozenset("tak mak hav mov leav driv giv com hik bik rid writ danc bak celebrat "
+                    "rac skat serv retir chang stor sav us shar hom escap receiv prepar".split())
+
+
+def _base(verb: str) -> str:
+    stem = verb[:-3]
+    if stem in _E_BASE:
+        return stem + "e"
+    if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+        return stem[:-1]  # running -> run
+    return stem
+
+
+def plans_in_passing_en(text: str, found: Found) -> list[Hit]:
+    """``plan`` hits for a plan said in the present tense with a time to come."""
+    if any(h.kind in ("plan", "goal") for _, _, hits in found for h in hits):
+        return []
+    out: list[Hit] = []
+    for m in _PLAN_NOW_EN.finditer(text):
+        verb = m.group("verb").lower()
+        if not (m.group("when0") or m.group("when")) or verb in _NOT_A_PLAN_VERB:
+            continue
+        rest = m.group("rest").strip()
+        if re.match(r"(?:at|with|for|as|in|on)\b", rest, re.I):
+            continue  # "I'm starting at Spotify in May": a job, read by the work rules
+        out.append(Hit("plan", "self", f"{_base(verb)} {rest}".strip(), confidence=0.8))
+    return out

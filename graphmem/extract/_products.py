@@ -33,7 +33,7 @@ _PRODUCT_EN = re.compile(
 # the word of use right before the name (articles and "my" may come between)
 _USE_WORD_EN = re.compile(
     r"(?:\b(?P<plain>use|uses|using|used|run|runs|running|got|bought|rely\s+on|relies\s+on|"
-    r"swear\s+by|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
+    r"swear\s+by|all\s+in\s+on|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
     r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on|living\s+in|live\s+in)"
     r"|\b(?P<prep>on|in|into|with|via|through|to|onto|from))"
     r"\s+(?:(?:a|an|my|our|the|some)\s+)?$", re.I)
@@ -48,7 +48,8 @@ _DOING_EN = re.compile(
 # the name said as one's own thing: "my Figma API token", "my Synology NAS admin password"
 _OWNED_EN = re.compile(
     r"^\s*(?:admin\s+|api\s+|login\s+|account\s+|master\s+)?(?:password|passcode|token|key|"
-    r"account|login|subscription|membership|licen[cs]e|app|settings|library|vault|workspace)\b",
+    r"account|login|subscription|membership|licen[cs]e|app|settings|library|vault|workspace|"
+    r"streak|premium|plan|playlists?|profile|feed|watchlist)\b",
     re.I)
 _SUBJECT_EN = re.compile(
     r"\b(?P<me>I|I'm|I've|I'd|I'll|me|my|we|our|us)\b|\b(?P<other>he|she|they|his|her|their|"
@@ -132,6 +133,9 @@ def products_en(text: str, found: Found) -> list[Hit]:
     for m in _PRODUCT_EN.finditer(text):
         name = _TRAILING_EN.sub("", m.group("name")).strip(".-")
         words = name.split()
+        while len(words) > 1 and words[-1] in _NOT_PRODUCT_EN:  # "my Duolingo Spanish streak"
+            words.pop()
+        name = " ".join(words)
         if not name or m.start() == 0 or words[0] in _NOT_PRODUCT_EN:
             continue
         if any(w in _PLACES_EN for w in words) or len(name) < 2:
@@ -186,7 +190,8 @@ _USE_FINAL_ZH = re.compile(
     r"(?P<name>[\u4e00-\u9fff]{2,6})$")
 _NOT_SO_ZH = re.compile(r"应用|项目|系统|网站|程序|服务|产品|公司|团队|[Aa]pp|建议|推荐|应该|要不|"
                         r"如果|要是|假如|想用|想要|打算|准备|考虑|不用|没用|别用|"
-                        r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢")
+                        r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢|旧|"
+                        r"给我[妈爸]|送人|送给|卖了|二手")
 _NOT_PRODUCT_ZH = frozenset(
     "api sdk key accesskey secretkey token id pin app wifi wi-fi ok ip url cpu gpu ai".split())
 _DOING_ZH = re.compile(
