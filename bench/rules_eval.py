@@ -29,6 +29,7 @@ Examples::
     python bench/rules_eval.py --split fresh5   # a fifth, after fresh4 was tuned on
     python bench/rules_eval.py --split dev5     # a tuning set written with fresh6
     python bench/rules_eval.py --split fresh6   # a sixth, held out while dev5 was tuned on
+    python bench/rules_eval.py --split fresh7   # a seventh, after dev5 and fresh6 were tuned
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -48,11 +49,12 @@ the engine, and scored the same way (before: ``rules_eval_fresh3_before.json``).
 on, and ``fresh5`` (ids from 9001, 100 items) after fresh4 had been. ``dev5`` (ids from
 11001, 106 items) and ``fresh6`` (ids from 13001, 100 items) were written side by side by two
 writers who had read neither the engine nor each other's file: dev5 to tune on, fresh6 held
-out, scored once before and once after that round. Matching is lenient
-but honest (``fact_matches``): subjects and objects compared
-after ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" =
-"Evernote"); predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine
-says ``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
+out, scored once before and once after that round. ``fresh7`` (ids from 15001, 100 items)
+was written the same way after dev5 and fresh6 had both been tuned on, and scored once.
+Matching is lenient but honest (``fact_matches``): subjects and objects compared after
+``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" = "Evernote");
+predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine says
+``prefers`` for a lexicon object and ``likes`` for any other, and so on); ``stop`` must
 agree; a known tool chosen is stated in both slots (``prefers`` and ``uses``, the engine's
 convention), so the slot not asked for, beside a matched one, counts neither way; an
 expected object may list alternatives; free-text objects (plans, goals, lessons, causes)
@@ -61,8 +63,7 @@ change is handled when, through the service (embedded store, hashing embedder; t
 half a year apart, so that "last month" in a later one still falls after the earlier), the
 ``gone`` facts are current after the first message and, after the last, every ``now`` fact
 is current and no ``gone`` fact is. Secrets: an item's secret must appear in no relation,
-neither in the engine's own output on the raw text nor in what the service stores.
-"""
+neither in the engine's own output on the raw text nor in what the service stores. """
 
 from __future__ import annotations
 
@@ -202,7 +203,8 @@ PREDICATE_SYNONYMS = {
 FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_because", "requires"})
 
 
-SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "dev5", "fresh6")
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "dev5", "fresh6",
+          "fresh7")
 
 
 def _split_doc(name: str) -> dict[str, Any]:

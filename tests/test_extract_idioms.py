@@ -122,3 +122,42 @@ def test_chinese_changes_said_in_passing(text: str, expected: set[Key]) -> None:
 @pytest.mark.parametrize("text", ["他把烟戒了。", "我们学校的食堂很难吃。", "我奶奶走了。"])
 def test_no_change_said_of_someone_else_or_a_school(text: str) -> None:
     assert not {f for f in facts(text) if f[0] in ("works_at", "has_pet", "likes", "uses")}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ugh, cilantro ruins every dish, it literally tastes like soap",
+     {("dislikes", "cilantro", False)}),
+    ("I've rewatched Spirited Away like six times this year", {("likes", "Spirited Away", False)}),
+    ("My weekends basically revolve around bouldering at this point lol",
+     {("likes", "bouldering", False)}),
+    ("Been on a massive Stardew Valley kick lately", {("likes", "Stardew Valley", False)}),
+    ("anything with sesame sends me to the ER", {("allergic_to", "sesame", False)}),
+    ("birch pollen has me sneezing nonstop", {("allergic_to", "birch pollen", False)}),
+    ("Grandpa turns 90 on Sunday", {("has_grandfather", "grandfather", False)}),
+    ("Living in Lisbon has been great for my tan", {("lives_in", "Lisbon", False)}),
+    ("Since the promotion to analytics manager I barely code",
+     {("has_role", "analytics manager", False)}),
+    ("so yeah the plan is to repaint the kitchen sage green once it warms up",
+     {("plans_to", "repaint the kitchen sage green", False)}),
+    ("话说我现在每天下班都得来一杯杨枝甘露，不喝浑身难受", {("likes", "杨枝甘露", False)}),
+    ("《繁花》我已经二刷了", {("likes", "繁花", False)}),
+    ("我一碰猫毛就打喷嚏流眼泪", {("allergic_to", "猫毛", False)}),
+    ("家里那只柯基叫土豆，天天拆家", {("has_pet", "土豆", False)}),
+    ("从美团跳到拼多多快一个月了", {("works_at", "美团", True), ("works_at", "拼多多", False)}),
+    ("国庆准备自驾去川西", {("plans_to", "自驾去川西", False)}),
+    ("其实我一直想开一家自己的咖啡店，正在一点点攒钱呢",
+     {("plans_to", "开一家自己的咖啡店", False)}),
+])
+def test_second_round_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert facts(text) == expected
+
+
+def test_a_chinese_sentence_without_its_speaker_is_the_speaker_s_but_less_surely() -> None:
+    out = RuleExtractor().extract([Message("国庆准备自驾去川西", role="user", occurred_at=AT)])
+    assert [r.confidence for r in out.relations] == [0.8]
+    assert facts("他国庆准备自驾去川西") == set()  # someone else's plan
+
+
+@pytest.mark.parametrize("text", ["你呢？", "那怎么办呢", "我吃东西会过敏。"])
+def test_a_question_by_its_ne_and_no_allergy_to_things(text: str) -> None:
+    assert facts(text) == set()

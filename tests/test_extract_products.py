@@ -31,6 +31,13 @@ def used(text: str) -> set[str]:
     ("代码托管在Gitee。", {"Gitee"}),
     ("最近出门拍视频都带着大疆Pocket 3，比手机稳多了", {"大疆Pocket 3"}),
     ("我用七牛云存图片。", {"七牛云"}),
+    ("I back up my photos to Backblaze B2.", {"Backblaze B2"}),
+    ("Still rocking my ThinkPad X220 for all my writing.", {"ThinkPad X220"}),
+    ("Been a Windows guy my whole life.", {"Windows"}),
+    ("写代码用的是 Neovim，插件用 lazy.nvim 管，终端是 WezTerm",
+     {"Neovim", "lazy.nvim", "WezTerm"}),
+    ("我们公司内部全靠飞书，开会、文档都在上面", {"飞书"}),
+    ("待办事项就全丢滴答清单里", {"TickTick"}),
 ])
 def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> None:
     assert used(text) == expected
@@ -43,6 +50,7 @@ def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> Non
     "You should use Postgres.", "Let's use SQLite for the prototype.",  # advice
     "I would use Rust if I had more time.", "I'd rather not use Java.",  # not so
     "I left Microsoft in 2021.",                    # a year is no product
+    "Unrelated, but I report to Aisha Okafor now.", "I chat with Sarah every day.",  # people
     "我在Google工作。", "他用iPhone。", "我建议用Notion。", "如果用Figma会更快吗",
     "我的API密钥是sk-proj-Hq83LxT0vWb6ZpN2yKcR5mJe，帮我记一下。",
     "另外，我的菜谱应用现在所有数据都放在SQLite里。",  # the app's, not the speaker's

@@ -15,6 +15,7 @@ that runs on into a longer word (在北京住院) closes no object.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
@@ -216,11 +217,17 @@ RULES: list[Rule] = [
     _rule("like", r"(?:最喜欢|最爱|最常用|最偏爱)的(?P<dom>[^，,。是]{1,8})是" + _O),
     _rule("name", r"(?:叫|名字是|名字叫|姓名是)" + _O, self_only=True),
     _rule("name", r"叫我" + _O, subject="self"),
-    _rule("works", r"在(?P<obj>" + _NZ + r"{1,15}?)(?:当|做|担任)(?P<role>" + _N + r"{2,12})",
+    _rule("works", r"在(?P<obj>" + _NZ + r"{1,15}?)(?:当|做|担任|干)了?"
+          r"(?:[一二三四五六七八九十两几半]+年(?:的|"
+                   r"多)?)?"
+          r"(?P<role>" + _N + r"{2,12})",
           self_only=True),
     _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工|"
           r"干(?=了|[，,。！!]|$))(?!室|日|时|量)", self_only=True),
     _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?" + _O, self_only=True),
+    # 目前在顺丰跑同城配送: a known company and what one does there
+    _rule("works", r"在(?P<obj>" + _NZ + r"{2,8}?)(?:跑|送|开|干|负责|带|管)", self_only=True,
+          extra={"check": "company"}),
     _rule("works", r"(?:进了|进入了?)" + _O, self_only=True, extra={"check": "company"}),
     _rule("stop_works", r"(?:离开了?|离职了?|辞职离开了?|从)(?P<obj>[^，,。！？；;!?]{1,10}?)"
           r"(?:离职|辞职)?了?(?=[，,。！？；;!?]|$)", self_only=True, extra={"check": "company"}),
@@ -539,6 +546,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [i for i in items if not is_place_zh(i)
                  and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
     if kind in ("lives", "stop_lives", "move"):
+        # 搬回老家苏州: the town, not "home town Suzhou"
+        items = [re.sub(r"^(?:老家|家乡|故乡)(?=[\u4e00-\u9fff]{2})", "", i) for i in items]
         items = [i for i in items if len(i) <= 12]
         if household:
             if not all(is_place_zh(i) for i in items):
@@ -571,9 +580,19 @@ def _question_free(text: str) -> str | None:
         return t[: tag.start()]
     if re.search(r"[？?]\s*$", t) or re.search(r"[吗么]\s*[。！!]?\s*$", t):
         return None
-    if re.search(r"呢\s*[。！!]?\s*$", t) or any(_asks(c) for c in re.split(r"[，,；;]", t)):
+    last = re.split(r"[，,；;]", t)[-1]
+    if re.search(r"呢\s*[。！!]?\s*$", t) and (len(last) <= 5 or _ASKS_NE.search(last)):
+        return None  # 你呢, 那怎么办呢 (正在一点点攒钱呢 tells)
+    if any(_asks(c) for c in re.split(r"[，,；;]", t)):
         return None
     return t
+
+
+_SOMEONE_ZH = re.compile(r"[我你他她它咱您俺]|大家|别人|朋友|同事|老板|领导|室友|邻居|同学|"
+                         r"有人|人家|"
+                         r""
+                         r"项目|团队|公司|客户|用户")
+_ASKS_NE = re.compile(r"你|您|怎么|什么|哪|谁|为什么|为啥|如何|多少|几|是不是|要不要|能不能")
 
 
 def _asks(clause: str) -> bool:
@@ -604,6 +623,14 @@ def hits(sentence: str) -> list[Hit]:
     text = _question_free(sentence)
     if text is None or _HYPOTHETICAL.search(text):
         return []
+    found = _hits(text)
+    if not found and not _SOMEONE_ZH.search(text):
+        # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely
+        found = [replace(h, confidence=min(h.confidence, 0.8)) for h in _hits("我" + text)]
+    return found
+
+
+def _hits(text: str) -> list[Hit]:
     spans, found_all, group = Spans(), find_zh(text), 0
     found_all += [f for f in find_endings_zh(text)
                   if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]

@@ -109,14 +109,18 @@ def _expand(text: str) -> str:
     for regex, repl in _CONTRACTIONS:
         text = regex.sub(repl, text)
     # a chat leaves the "I" out: "Cancelled Spotify last month", "Used to love running"
-    return _NO_SUBJECT.sub(lambda m: m.group("lead") + "I " + m.group("verb"), text, count=1)
+    return _NO_SUBJECT.sub(
+        lambda m: m.group("lead") + ("I am " if re.match(r"(?i)gonna|going|planning|hoping",
+                                                          m.group("verb")) else "I ")
+        + m.group("verb"), text, count=1)
 
 
 _NO_SUBJECT = re.compile(
     r"^(?P<lead>\s*(?:(?:finally|just|recently|also|so|and|then|honestly|anyway|btw)\s*,?\s+)*)"
     r"(?P<verb>(?-i:[A-Z]?)(?:used\s+to|cancell?ed|deleted|uninstalled|quit|ditched|dropped|"
     r"started|joined|switched|moved|relocated|settled|sold|left|adopted|signed\s+up|"
-    r"gave\s+up|unsubscribed|got\s+rid\s+of|stopped)\b)", re.I)
+    r"gave\s+up|unsubscribed|got\s+rid\s+of|stopped|gonna|going\s+to|planning\s+to|"
+    r"hoping\s+to)\b)", re.I)
 
 
 # --------------------------------------------------------------------------- subject
@@ -208,6 +212,7 @@ RULES: list[Rule] = [
     _rule("plan", r"\b(?:wanna|gonna)\s+" + _O),
     _rule("plan", r"\b(?:thinking\s+(?:about|of)|considering)\s+" + _O, confidence=0.6),
     _rule("plan", r"\b(?P<who>my|our)\s+plan\s+is\s+to\s+" + _O, subject="self"),
+    _rule("plan", r"^\s*(?:so\s+(?:yeah\s+)?)?the\s+plan\s+is\s+to\s+" + _O, subject="self"),
     _rule("goal", r"\b(?P<who>my|our)\s+(?:main\s+|long-term\s+|big\s+|biggest\s+|primary\s+|"
           r"ultimate\s+|current\s+)?(?:goal|aim|objective|resolution|dream)(?:\s+for\s+(?:this|next|the)"
           r"\s+\w+|\s+this\s+\w+)?\s+is\s+(?:to\s+)?" + _O, subject="self"),
@@ -293,6 +298,11 @@ RULES: list[Rule] = [
           r"rented)\s+)?(?:flat|house|apartment|studio|place|condo|cottage)\s+in\s+)?" + _O,
           self_only=True),
     _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
+    _rule("lives", r"^\s*(?:living|"
+                   r"life)\s+in\s+(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"
+          r"\s+(?:has|is|was)\b", subject="self"),
+    _rule("move", r"\b(?:months?|weeks?|years?)\s+into\s+(?P<obj>(?-i:[A-Z])[\w'-]*)\s+life\b",
+          subject="self"),
     _rule("move", r"\b(?:settled|settling)\s+(?:down\s+)?(?:in|into)\s+"
           r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?!I\b)(?-i:[A-Z])[\w'-]*){0,2})"),
     # "moved down to Bristol", not "moved down to the basement": a name only
@@ -402,6 +412,8 @@ def _thing(text: str | None) -> str | None:
 
 def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
     if kind in ("plan", "goal"):
+        # "finally sit the exam before the end of the quarter", "repaint it once it warms up"
+        raw = _PLAN_TAIL.sub("", _PLAN_LEAD.sub("", raw))
         vp, used = verb_phrase(raw.lstrip())
         text = tidy(vp)
         first = vp.split()[0].lower() if vp.split() else ""  # before "the" is tidied away
@@ -611,6 +623,12 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
     np, _ = noun_phrase(m.group("obj"))
     text = tidy(np)
     return [Hit(other, subject, text, confidence=conf)] if valid(text, 5) else []
+
+
+_PLAN_LEAD = re.compile(r"^\s*(?:finally|actually|definitely|really|probably|officially|just|"
+                        r"also|totally|seriously)\s+", re.I)
+_PLAN_TAIL = re.compile(r"\s+(?:once|when|after|before|as\s+soon\s+as|because|since|so\s+that|"
+                        r"until|by\s+the\s+end)\b.*$", re.I)
 
 
 def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:

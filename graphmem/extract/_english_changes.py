@@ -130,7 +130,7 @@ GIVE_UP = (r"quit|ditched|dropped|abandoned|cancell?ed|deleted|unsubscribed\s+fr
            r"gave\s+up(?:\s+on)?|given\s+up(?:\s+on)?|"
            r"got\s+rid\s+of|uninstalled|am\s+done\s+with|moved\s+away\s+from|moved\s+off(?:\s+of)?|"
            r"moved\s+on\s+from|switched\s+away\s+from|stopped|cut\s+out|kicked|swore\s+off|"
-           r"sworn\s+off|gone\s+off|went\s+off|lost\s+interest\s+in|got\s+tired\s+of|"
+           r"sworn\s+off|gone\s+(?:right\s+|completely\s+|totally\s+)?off|went\s+off|lost\s+interest\s+in|got\s+tired\s+of|"
            r"grown\s+tired\s+of|grew\s+out\s+of|grown\s+out\s+of|fallen\s+out\s+of\s+love\s+"
            r"with|fell\s+out\s+of\s+love\s+with")
 # Give-up verbs that also take everyday objects ("I dropped my phone", "kicked the door"):

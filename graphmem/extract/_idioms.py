@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._lexicon import APPS_ZH, lookup
+from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_role_zh, lookup
 from graphmem.extract._personal import PET_ZH
 from graphmem.extract._text import Hit, clean_edges
 
@@ -32,6 +32,7 @@ _ADV = (r"(?:(?:just|really|honestly|so|totally|kind\s+of|kinda|sort\s+of|defini
         r"pretty\s+much|hands\s+down|by\s+far)\s+)*")
 _GOOD = (r"(?:my\s+(?:jam|thing|happy\s+place|guilty\s+pleasure|go-to|comfort\s+food|"
          r"favou?rite(?:\s+thing)?|fave|weakness|obsession|passion|therapy|everything|religion|"
+         r"comfort\s+\w+|"
          r"love\s+language|kind\s+of\s+thing|cup\s+of\s+tea|vibe|whole\s+personality)|"
          r"right\s+up\s+my\s+(?:alley|street)|the\s+best(?:\s+thing\s+ever)?|life|heaven|bliss|"
          r"the\s+highlight\s+of\s+my\s+(?:day|week|month|year)|a\s+joy|pure\s+joy|so\s+much\s+fun|"
@@ -51,7 +52,10 @@ _BAD_VERB = (r"(?:drives?|driving)\s+me\s+(?:up\s+the\s+wall|crazy|nuts|mad|insa
              r"(?:is|are)\s+(?:not|n't)\s+(?:really\s+)?(?:for\s+me|my\s+(?:thing|jam|cup\s+of\s+tea|"
              r"scene|vibe|kind\s+of\s+thing))|"
              r"(?:is|are|'s|'re)\s+(?:(?:a\s+)?(?:total\s+|complete\s+)?)(?:hard\s+)?pass\s+for\s+me|"
-             r"(?:does|do)\s*(?:not|n't)\s+agree\s+with\s+me|(?:sucks?|suck)\b")
+             r"(?:does|do)\s*(?:not|n't)\s+agree\s+with\s+me|(?:sucks?|suck)\b|"
+             r"(?:tastes?|smells?|sounds?)\s+(?:just\s+|literally\s+)?like\s+(?:dish\s+)?"
+             r"(?:soap|noise|cardboard|feet|garbage|trash|death|nails\s+on\s+a\s+chalkboard)|"
+             r"(?:ruins?|ruined)\s+(?:every|any|the)\s+\w+")
 _GOOD_VERB = (r"(?:never\s+gets?\s+old|(?:is|are)\s+always\s+a\s+good\s+idea|"
               r"(?:makes?|making)\s+me\s+(?:so\s+)?happy|(?:hits?|hitting)\s+the\s+spot|"
               r"(?:is|are)\s+my\s+love)")
@@ -61,6 +65,8 @@ _TOPIC_EN = re.compile(
     rf"{_ADV}(?P<goodv>{_GOOD_VERB}))\b", re.I)
 # speaker first: "I got hooked on X", "I'm a sucker for X", "I live for X"
 _GOOD_LEAD_EN = (
+    r"on\s+a(?:\s+(?:massive|huge|big|serious|real))?(?=\s+\S+(?:\s+\S+){0,3}\s+kick\b)|"
+    r"revolve\s+around|revolves\s+around|rewatched|re-watched|reread|re-read|replayed|"
     r"hooked\s+on|addicted\s+to|a\s+(?:total\s+|huge\s+|big\s+)?sucker\s+for|crazy\s+about|"
     r"mad\s+about|nuts\s+about|big\s+on|all\s+about|keen\s+on|partial\s+to|passionate\s+about|"
     r"obsessed\s+with|in\s+love\s+with|fallen\s+(?:in\s+love\s+with|for)|"
@@ -72,17 +78,23 @@ _BAD_LEAD_EN = (
     r"(?:cannot|can\s+not|can't|can’t)\s+(?:stand|bear|stomach|deal\s+with)|sick\s+of|"
     r"tired\s+of|fed\s+up\s+with")
 _SPEAKER_EN = re.compile(
-    r"\bI(?:'m|’m|\s+am|'ve|’ve|\s+have)?\s+(?:(?:been|become|got|gotten|get|getting|"
+    r"(?:\bI(?:'m|’m|\s+am|'ve|’ve|\s+have)?|\bmy\s+(?:weekends|evenings|life|days|free\s+time|"
+    r"summers|winters)|^(?:been|Been))\s+(?:(?:been|become|got|gotten|get|getting|basically|"
     r"totally|completely|really|so|kind\s+of|kinda|a\s+bit|still|always|also|just|now|"
     r"recently|lately|seriously|absolutely|properly|fully)\s+)*"
     rf"(?:(?P<good>{_GOOD_LEAD_EN})|(?P<bad>{_BAD_LEAD_EN}))\s+(?P<obj>[^,;.!?]{{1,50}})", re.I)
+# "it's rom-coms or nothing", "it's X all the way"
+_ONLY_EN = re.compile(r"\b(?:it\s+is|it's)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:or\s+nothing|"
+                      r"all\s+the\s+way)\b",
+                      re.I)
 _NOT_A_THING_EN = re.compile(
     r"^(?:it|this|that|these|those|they|he|she|you|we|i|everything|something|anything|nothing|"
     r"which|what|who|there|here|today|tonight|tomorrow|yesterday|this\s+week|the\s+weather|"
     r"work|life|the\s+(?:day|week|morning|night)|my\s+(?:day|week|job|boss|life|brother|"
     r"sister|mum|mom|dad|wife|husband|partner)|(?:the|a|an|my|our|your)\s*)$", re.I)
 _TAIL_EN = re.compile(
-    r"\s+(?:(?:these|those)\s+days|lately|recently|now|again|too|as\s+well|anymore|instead|"
+    r"\s+(?:(?:these|those)\s+days|lately|recently|now|again|too|as\s+well|anymore|instead|kick|"
+    r"like\s+\w+\s+times?|\w+\s+times|at\s+this\s+point|lol|haha|tbh|lmao|ngl|"
     r"last\s+\w+|"
     r"this\s+\w+|since\s+[\w\s]+|for\s+(?:years|ages|months|a\s+while)|every\s+(?:single\s+)?day|"
     r"all\s+day|forever|on\s+repeat|for\s+days|and\s+(?:now|it|that|so|honestly).*|"
@@ -92,13 +104,15 @@ _PEOPLE_THINGS = re.compile(r"^(?:people|guys|folks|someone|somebody|everyone|he
                             r"her|them|you)\b", re.I)
 
 
-def _thing_en(raw: str) -> str:
+def _thing_en(raw: str, opens: bool = False) -> str:
+    """The thing as said, without its article and trailing time words; ``opens``: it opened
+    the sentence, so a capital is the sentence's ("Musicals"), not a title's."""
     obj = clean_edges(raw)
     for _ in range(3):
         obj = _TAIL_EN.sub("", obj).strip()
     obj = _LEAD_EN.sub("", obj).strip()
     first = obj.split(" ", 1)[0]
-    if first[:1].isupper() and first[1:] == first[1:].lower():  # "Musicals" opened the sentence
+    if opens and first[:1].isupper() and first[1:] == first[1:].lower():
         obj = obj[:1].lower() + obj[1:]
     return obj
 
@@ -117,7 +131,7 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
     """``like`` / ``dislike`` hits for the idioms of an English sentence no rule has read."""
     out: list[Hit] = []
     for m in _TOPIC_EN.finditer(text):
-        obj = _thing_en(m.group("obj"))
+        obj = _thing_en(m.group("obj"), opens=not text[: m.start("obj")].strip(" ,;:"))
         if not obj or _NOT_A_THING_EN.match(obj) or _PEOPLE_THINGS.match(obj) or \
                 len(obj.split()) > 5:
             continue
@@ -129,6 +143,10 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
         kind = "like" if good else "dislike"
         if not _said(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _ONLY_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if obj and not _NOT_A_THING_EN.match(obj) and not _said(found, obj):
+            out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _SPEAKER_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
         if not obj or _NOT_A_THING_EN.match(obj) or _PEOPLE_THINGS.match(obj) or \
@@ -150,6 +168,7 @@ _TOPIC_ZH = re.compile(
     rf"(?:[，,]?我)?(?:是|也|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?)*"
     rf"(?:(?P<bad>接受不了|受不了|忍不了|吃不了|喝不了|欣赏不来|get不到|无感|不感冒|不太感冒|"
     rf"能躲就躲|避之不及|敬而远之|讨厌|头疼|反感|要了我的命|要我命|是我的噩梦|是噩梦|劝退|踩雷|"
+    rf"是我的天敌|是天敌|"
     rf"一生黑|下头)"
     rf"|(?P<good>是我的心头好|是我的最爱|是我的命|是我的本命|百吃不厌|百听不厌|百看不厌|"
     rf"永远的神|yyds|是真爱|是我的快乐源泉|上头|欲罢不能|爱死了|绝了|太香了|真香))")
@@ -168,6 +187,19 @@ _RATHER_ZH = re.compile(rf"还是(?P<obj>{_HAN}{{1,6}}?)(?:更|比较|最)?(?:�
 # 转行做UI设计: a new trade, whatever its word
 _NEW_TRADE_ZH = re.compile(
     rf"转行(?:做|当|干)了?(?P<obj>{_HAN}{{2,8}}?)(?=快|已经|了|[，,。！!]|$)")
+# 《繁花》我已经二刷了: seen again and again
+_AGAIN_ZH = re.compile(r"《(?P<obj>[^》]{1,20})》[^，,。！!]{0,8}?(?:[二三四五六七八九十N]刷|"
+                       r"刷了[两三四五几]遍|"
+                       r""
+                       r"看了[两三四五几]遍|重温了?[两三四五几]?遍?)")
+# 每天下班都得来一杯杨枝甘露，不喝浑身难受
+_CANNOT_DO_WITHOUT_ZH = re.compile(
+    rf"(?:来一杯|来一碗|来一份|喝|吃|玩|刷)(?P<obj>{_HAN}{{2,8}})[，,]\s*(?:一天)?不(?:喝|吃|玩|刷)"
+    rf"(?:就)?(?:浑身难受|难受|不舒服|睡不着|不习惯)")
+# 高德那个语音包我听腻了: tired of
+_TIRED_ZH = re.compile(rf"(?:^|"
+                       rf"(?<=[，,]))(?P<obj>{_HAN}{{1,8}}?)(?:那个[^，,。]{{0,6}}?)?我?(?:已经|早就)?"
+                       rf"(?:听|用|玩|吃|喝|看)腻了")
 _JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯一的)(?:快乐|乐趣|事|事情|爱好)"
                      rf"(?:就|大概|应该)?是(?P<obj>{_HAN}{{2,14}})")
 _SOMEONE_ELSE_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|儿子|女儿|孩子|老公|老婆|爸|妈|"
@@ -198,6 +230,10 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = m.group("dui") or m.group("dui2") or m.group("obj")
         obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
         add("dislike" if m.group("bad") else "like", _thing_zh(obj))
+    for m in _AGAIN_ZH.finditer(text):
+        add("like", m.group("obj"))
+    for m in _CANNOT_DO_WITHOUT_ZH.finditer(text):
+        add("like", _thing_zh(m.group("obj")))
     for m in _RATHER_ZH.finditer(text):
         add("like", _thing_zh(m.group("obj")))
     for m in _JOY_ZH.finditer(text):
@@ -222,15 +258,63 @@ _SCROLL_ZH = re.compile(rf"(?:刷|逛|玩)(?P<obj>{_HAN}{{2,6}})")
 _OUR_WORK_ZH = re.compile(
     rf"我们(?P<obj>{_HAN}{{2,6}}?)的(?:食堂|同事|老板|领导|年会|团建|办公室|工位|HR|考勤|班车|"
     rf"绩效|工牌|内网|OKR|周报)")
+# 大疆这边的测试流程: a known company as "here" is where one works
+_COMPANY_HERE_ZH = re.compile(rf"(?:^|我们|(?<=[，,]))(?P<obj>{_HAN}{{2,6}}?)这边")
+# 打两把王者荣耀: rounds of a game one plays
+_ROUNDS_ZH = re.compile(rf"打(?:了)?[一两三几]把(?P<obj>{_HAN}{{2,6}}?)(?=才|就|再|[，,。！!]|$)")
 _NOT_AN_EMPLOYER_ZH = re.compile(r"学校|小区|家|村|班|宿舍|公司|单位|团队|部门|组|群|楼|这边|那边")
 _PET_NAMED_ZH = re.compile(
     rf"我(?:家|们家)的?(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2}})"
     rf"(?=[0-9一二三四五六七八九十两几]+岁|今年|已经|是|特别|很|真|最|又|还|每天|天天)")
 
 
+# 我一碰猫毛就打喷嚏: an allergy told by what it does
+_SYMPTOM_ZH = re.compile(
+    rf"(?:^|我|(?<=[，,]))(?:一|只要|每次)?(?:碰|吃|闻|接触|喝|摸)(?:到|了|过)?(?P<obj>{_HAN}{{1,6}}?)"
+    rf"(?:就|都|会|马上|立马)+(?:打喷嚏|过敏|起疹子|长疹子|浑身痒|全身痒|痒|喘不上气|喘不过气|流眼泪|"
+    rf"嘴肿|肿|起包|拉肚子|进医院|上吐下泻)")
+# 家里那只柯基叫土豆, 我家那只老金毛旺财都十三岁了
+_PET_THAT_ZH = re.compile(
+    rf"(?:家里|我家|我们家)(?:的|那只|这只|那条|这条)?(?:老|小)?(?P<species>{PET_ZH})"
+    rf"(?:叫(?P<name>[\u4e00-\u9fff]{{2,3}}?)(?=[，,。！!]|$|天天|每天|特别|很|是)|"
+    rf"(?P<name2>[\u4e00-\u9fff]{{2}})(?=都|已经|今年|[0-9一二三四五六七八九十两几]+岁))")
+# 从美团跳到拼多多: a move from one employer to the next
+_JUMP_ZH = re.compile(rf"从(?P<old>{_HAN}{{2,8}}?)跳(?:槽)?(?:到|去)了?(?P<new>{_HAN}{{2,8}}?)"
+                      rf"(?=快|已经|之后|以后|了|[，,。！!]|$)")
+# 算是个骑手吧, 我现在就是个普通前台, 被调去做行政主管了: a role said in passing
+_ROLE_SAID_ZH = re.compile(
+    rf"(?:算是?个|就是个|是个|被调去做|调去做|调到[^，,。]{{0,6}}?做|升(?:为|成|到)了?)(?:普通的?)?"
+    rf"(?P<role>{_HAN}{{2,8}}?)(?=吧|了|啊|呢|[，,。！!]|$)")
+
+
+_NOT_ALLERGEN_ZH = frozenset(("东西", "啥", "它", "什么", "这个", "那个"))
+
+
 def in_passing_zh(text: str, found: Found) -> list[Hit]:
     """Stops, apps, employers and pets a Chinese sentence says in passing."""
     out: list[Hit] = []
+    kinds = {h.kind for _, _, hs in found for h in hs}
+    for m in _SYMPTOM_ZH.finditer(text):
+        obj = _TRIM_ZH.sub("", m.group("obj"))
+        if obj and obj not in _NOT_ALLERGEN_ZH and "allergy" not in kinds \
+                and not _SOMEONE_ELSE_ZH.search(
+                text[: m.start()]):
+            out.append(Hit("allergy", "self", obj, confidence=0.8))
+    for m in _PET_THAT_ZH.finditer(text):
+        name = m.group("name") or m.group("name2")
+        if "pet" not in kinds and name:
+            out.append(Hit("pet", "self", name, m.group("species"), confidence=0.8))
+            kinds.add("pet")
+    for m in _JUMP_ZH.finditer(text):
+        if "works_switch" not in kinds and "works" not in kinds:
+            out.append(Hit("works_switch", "self", m.group("old"), m.group("new"), confidence=0.8))
+            kinds.add("works")
+    for m in _ROLE_SAID_ZH.finditer(text):
+        role = m.group("role")
+        if "role" not in kinds and is_role_zh(role) and not _SOMEONE_ELSE_ZH.search(
+                text[: m.start()]):
+            out.append(Hit("role", "self", role, confidence=0.8))
+            kinds.add("role")
     for m in _QUIT_ZH.finditer(text):
         obj = _TRIM_ZH.sub("", m.group("obj"))
         if len(obj) < 2 or _NOT_A_THING_ZH.match(obj) or _SOMEONE_ELSE_ZH.search(obj):
@@ -238,6 +322,10 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
         kind = "stop_either" if m.group("quit") else "stop_use"
         if not any(h.obj == obj and h.kind.startswith("stop") for _, _, hs in found for h in hs):
             out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _TIRED_ZH.finditer(text):
+        obj = _TRIM_ZH.sub("", m.group("obj"))
+        if len(obj) >= 2 and not _SOMEONE_ELSE_ZH.search(obj):
+            out.append(Hit("stop_either", "self", obj, confidence=0.8))
     for m in _SCROLL_ZH.finditer(text):
         for n in range(len(m.group("obj")), 1, -1):
             name = m.group("obj")[:n]
@@ -245,6 +333,14 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
                 if not _said(found, name) and not _said_hits(out, name):
                     out.append(Hit("use", "self", name, confidence=0.8))
                 break
+    for m in _COMPANY_HERE_ZH.finditer(text):
+        if m.group("obj") in COMPANIES_ZH and "works" not in kinds:
+            out.append(Hit("works", "self", m.group("obj"), confidence=0.8))
+            kinds.add("works")
+    for m in _ROUNDS_ZH.finditer(text):
+        add_like = m.group("obj")
+        if not _said(found, add_like):
+            out.append(Hit("like", "self", add_like, confidence=0.8))
     for m in _OUR_WORK_ZH.finditer(text):
         org = m.group("obj")
         if not _NOT_AN_EMPLOYER_ZH.search(org) and not any(
@@ -254,7 +350,7 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
         if not any(h.kind == "role" for _, _, hs in found for h in hs):
             out.append(Hit("role", "self", m.group("obj"), confidence=0.8))
     for m in _PET_NAMED_ZH.finditer(text):
-        if not any(h.kind == "pet" for _, _, hs in found for h in hs):
+        if "pet" not in kinds:
             out.append(Hit("pet", "self", m.group("name"), m.group("species"), confidence=0.8))
     return out
 

@@ -146,7 +146,7 @@ def _names(text: str | None) -> list[str]:
 
 
 def _lesson(raw: str) -> str:
-    text = clean_edges(raw)
+    text = re.sub(r"\bnever\s+ever\b", "never", clean_edges(raw), flags=re.I)
     return text if 0 < len(text.split()) <= 20 else ""
 
 
@@ -210,6 +210,7 @@ _KIN_ZH = {
     "父亲": "father", "奶奶": "grandmother", "外婆": "grandmother", "爷爷": "grandfather",
     "外公": "grandfather", "大儿子": "son", "小儿子": "son", "大女儿": "daughter",
     "小女儿": "daughter", "闺女": "daughter", "男友": "boyfriend", "女友": "girlfriend",
+    "姥姥": "grandmother", "姥爷": "grandfather",
 }
 KIN_ZH = _KIN_ZH
 _KIN_ZH_RE = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
@@ -400,7 +401,10 @@ def find_zh(text: str) -> Found:
 # span, so a break-up or anything else the sentence says about the relative is read as before;
 # a sentence that ends a relation, mourns or speaks of an ex adds nothing.
 
-_MY_KIN_EN = re.compile(rf"\b(?:my|our)\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b", re.I)
+_MY_KIN_EN = re.compile(
+    rf"\b(?:my|our)\s+{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
+    # "Grandpa turns 90 on Sunday", "Mum called": a kin word used as a name opens the sentence
+    rf"|^\s*(?P<bare>(?-i:Grandpa|Grandma|Granddad|Grandad|Nana|Mum|Mom|Dad))\b(?!\s*,)", re.I)
 _SHORT_KIN_ZH = {"妈": "mother", "爸": "father", "姐": "sister", "哥": "brother", "弟": "brother",
                   "妹": "sister"}
 _MY_KIN_ZH = re.compile(
@@ -426,7 +430,8 @@ def kin_in_passing_en(text: str, found: Found) -> list[Hit]:
         return []
     said, out = _said_kins(found), []
     for m in _MY_KIN_EN.finditer(text):
-        word = m.group("kin").lower()
+        word = (m.group("kin") or m.group("bare")).lower()
+        word = {"granddad": "grandpa", "grandad": "grandpa", "nana": "grandma"}.get(word, word)
         kin = _KIN_EN.get(word) or _KIN_EN.get(word.rstrip("s"))
         if not kin or kin in said or kin in _NOT_ONE_KIN:
             continue
@@ -465,7 +470,7 @@ _OTHER_ONES_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|
 # marathon next March"). Added last, where no rule has read the same.
 
 _MY_PET_EN = re.compile(
-    rf"(?:(?P<name>{_NAME_EN})\s*,\s*)?\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
+    rf"(?:(?P<name>{_NAME_EN})\s*[,(]\s*)?\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
     rf"(?!\s+(?:allerg\w*|dander|hair|fur|food|bowl|bed|toys?|sitter|walker))"
     rf"(?:\s*,?\s+(?P<after>{_NAME_EN})\b{_GOES_ON})?", re.I)
 _PET_GONE_EN = re.compile(r"\b(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|rehomed|re-homed|"
@@ -474,6 +479,12 @@ _PET_GONE_EN = re.compile(r"\b(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|
 _NOUN_ALLERGY_EN = re.compile(
     r"\bmy\s+(?:(?:severe|mild|bad|awful|seasonal|stupid|annoying)\s+)?(?P<obj>[a-z][a-z -]{1,25}?)"
     r"\s+(?:allergy|allergies|intolerance)\b", re.I)
+_SYMPTOM_ALLERGY_EN = re.compile(
+    r"(?:^|(?<=[,;:])\s*|\banything\s+with\s+)(?:just\s+a\s+heads\s+up[^,]*,\s*)?"
+    r"(?P<obj>[a-z][a-z -]{1,25}?)\s+(?:sends?\s+me\s+to\s+(?:the\s+)?(?:ER|A&E|hospital|"
+    r"emergency)|"
+    r"(?:has|have|gets?|got)\s+me\s+(?:sneezing|wheezing|itching|swelling|scratching|in\s+hives)|"
+    r"makes?\s+(?:me|my\s+\w+)\s+(?:swell|itch|break\s+out|sneeze|wheeze|close\s+up))", re.I)
 _NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old", "own"})
 
 
@@ -494,6 +505,13 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
             if obj.casefold() in said or species in said or any(h.obj == obj for h in out):
                 continue
             out.append(Hit("pet", "self", obj, species, confidence=0.8))
+    for m in _SYMPTOM_ALLERGY_EN.finditer(text):
+        obj = re.sub(r"^(?:the|a|an|some|any|"
+                     r"anything\s+with)\s+", "", m.group("obj").strip().lower())
+        if obj and obj not in said and obj not in _NOT_ALLERGEN_EN and len(obj.split()) <= 3 \
+                and not re.match(r"(?:it|this|that|he|she|they|work|my\s+\w+)$", obj):
+            out.append(Hit("allergy", "self", obj, confidence=0.8))
+            said.add(obj)
     for m in _NOUN_ALLERGY_EN.finditer(text):
         obj = m.group("obj").strip().lower()
         if obj in _NOT_ALLERGEN_EN or obj in said:
@@ -507,10 +525,12 @@ _ORG_EN = r"(?P<org>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})
 _JOB_AS_EN = re.compile(
     r"\b(?:my\s+(?:new\s+|first\s+)?(?:gig|job|role|position|post|shift|day|week)\s+as|(?:started|start|starting)"
     r"\s+(?:out\s+|work\s+|working\s+)?as|(?:got\s+)?hired\s+as|took\s+(?:a|the)\s+(?:job|role|"
-    r"position)\s+as|(?:got|been|was)\s+promoted\s+to|got\s+a\s+(?:job|gig)\s+as)\s+"
+    r"position)\s+as|(?:got|been|was)\s+promoted\s+to|got\s+a\s+(?:job|gig)\s+as|"
+    r"(?:the|my)\s+promotion\s+to|(?:got\s+)?bumped\s+up\s+to|moved\s+up\s+to)\s+"
     r"(?:an?\s+|the\s+)?(?P<role>[a-z][a-z -]{1,30}?)"
     rf"(?:\s+(?:at|for|with)\s+{_ORG_EN})?(?=\s*(?:[,.;!?]|$)|\s+(?:on|in|since|from|last|this|"
-    r"next|and|but|so|today|yesterday|tomorrow|recently|is|was|starts?|started|begins?)\b)", re.I)
+    r"next|and|but|so|today|yesterday|tomorrow|recently|is|was|starts?|started|begins?|I)\b)",
+    re.I)
 
 
 def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from graphmem.extract._lexicon import APPS_ZH
 from graphmem.extract._text import Hit
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -32,11 +33,13 @@ _PRODUCT_EN = re.compile(
     r"(?:\s+(?:[A-Z][\w.+#-]*|\d[\w.+-]*)){0,2})")
 # the word of use right before the name (articles and "my" may come between)
 _USE_WORD_EN = re.compile(
-    r"(?:\b(?P<plain>use|uses|using|used|run|runs|running|got|bought|rely\s+on|relies\s+on|"
+    r"(?:\b(?P<plain>use|uses|using|used|run|runs|running|got|bought|rocking|sporting|installed|"
+    r"put|rely\s+on|relies\s+on|"
     r"swear\s+by|all\s+in\s+on|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
     r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on|living\s+in|live\s+in)"
     r"|\b(?P<prep>on|in|into|with|via|through|to|onto|from))"
-    r"\s+(?:(?:a|an|my|our|the|some)\s+)?$", re.I)
+    r"\s+(?:(?:a|an|my|our|the|some)\s+)?(?:(?:little|tiny|old|new|trusty|cheap|spare|used|"
+    r"second-hand|refurbished|self-hosted|battered|ancient|shiny)\s+)?$", re.I)
 # what the speaker does with it, for the loose prepositions (on, in, with, to...)
 _DOING_EN = re.compile(
     r"\b(?:track\w*|sync\w*|keep\w*|kept|log\w*|writ\w*|wrote|edit\w*|cut\w*|record\w*|shoot\w*|"
@@ -44,11 +47,18 @@ _DOING_EN = re.compile(
     r"build\w*|built|draw\w*|sketch\w*|design\w*|draft\w*|read\w*|listen\w*|stream\w*|watch\w*|"
     r"host\w*|deploy\w*|pay\w*|paid|budget\w*|journal\w*|notes?|tickets?|pairing|ship\w*|"
     r"photos?|files?|podcasts?|music|runs|sleep|workouts?|vault|mornings?|clicking|tasks?|"
-    r"to-?dos?|calendar|emails?|messag\w*|chat\w*|video\w*|edits?|everything|all\s+my)\b", re.I)
+    r"to-?dos?|calendar|video\w*|edits?|everything|all\s+my)\b", re.I)
+# "to" names a product only after a verb that sends things somewhere: "back up my photos to
+# Backblaze", "push it to GitHub" (not "report to Aisha", "talk to Sam", "moved to Leeds")
+_SEND_TO_EN = re.compile(
+    r"\b(?:back(?:ed|ing|s)?\s+up|sync\w*|upload\w*|export\w*|sav\w*|push\w*|deploy\w*|"
+    r"migrat\w*|post\w*|stream\w*|publish\w*|import\w*|send(?:s|ing)?\s+(?:it|them|everything))"
+    r"(?:\s+[\w'-]+){0,4}\s+(?:to|onto|into)\s+(?:(?:a|an|my|our|the)\s+)?$", re.I)
 # the name said as one's own thing: "my Figma API token", "my Synology NAS admin password"
 _OWNED_EN = re.compile(
     r"^\s*(?:admin\s+|api\s+|login\s+|account\s+|master\s+)?(?:password|passcode|token|key|"
     r"account|login|subscription|membership|licen[cs]e|app|settings|library|vault|workspace|"
+    r"integration|plugin|credentials|secret|"
     r"streak|premium|plan|playlists?|profile|feed|watchlist)\b",
     re.I)
 _SUBJECT_EN = re.compile(
@@ -144,18 +154,27 @@ def products_en(text: str, found: Found) -> list[Hit]:
         if _PERSON_AFTER.match(after) or after[:1] in _SECRET_GLUE:
             continue  # "Sunflower!Drift93": part of a password, not a name
         use = _USE_WORD_EN.search(before[-40:])
-        owned = re.search(r"\bmy\s+$", before) and _OWNED_EN.match(after)
+        owned = re.search(r"\b(?:my|our|the)\s+$", before) and _OWNED_EN.match(after)
         if out and _LIST_ON.fullmatch(text[last_end: m.start()]):
             # "on a Kindle Scribe and a Boox Palma": the list goes on
             if not _taken(name, found) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
                 last_end = m.end()
             continue
+        fan = re.search(r"(?i)\b(?:am|I'm|been|was)\s+(?:a|an)\s+$", before) and re.match(
+            r"^\s+(?:guy|girl|person|user|man|woman|kid|household|family)\b", after)
+        if fan and not _taken(name, found):  # "Been a Windows guy my whole life"
+            out.append(Hit("use", "self", name, confidence=0.7))
+            last_end = m.end()
+            continue
         if not (use or owned) or not _speaker_says(text, m.start()):
             continue
         if _NOT_SO_EN.search(text[_clause_start(text, m.start()): m.start()]):
             continue  # "I would use Rust", "I'd rather not use Java"
         clause = text[_clause_start(text, m.start()): m.end() + 40]
+        if use and use.group("prep") and use.group("prep").lower() in ("to", "onto") and \
+                not _SEND_TO_EN.search(before):
+            continue  # "I report to Aisha Okafor"
         if use and use.group("prep"):
             if use.group("prep").lower() in ("in", "to", "from", "into") and \
                     _MOVING_EN.search(clause):
@@ -177,21 +196,28 @@ _LATIN_ZH = re.compile(
     r"(?<![A-Za-z0-9_])(?P<name>[A-Za-z][A-Za-z0-9.+#_-]*(?:\s?[A-Z0-9][A-Za-z0-9.+-]*){0,2})")
 _USE_ZH = re.compile(
     r"(?:用|使用|在|装了?|开着?|带着|靠|托管在|扔在|放在|存在|存到|记在|写在|换成了?|换了|入手了?|"
-    r"买了|下载了?|订阅了?|登录|登|上|我的|通过|拿)"
-    r"(?:的是|着|了)?(?:个|一个|台|一台|部|一部)?$")
+    r"入了|买了|下载了?|订阅了?|登录|登|上|我的|我们|通过|拿|丢|扔|"
+    r"(?:终端|编辑器|浏览器|输入法|手机|电脑|系统|笔记本|耳机|相机|手表|车)(?:是|用的是|用的))"
+    r"(?:的是|的|着|了)?(?:个|一个|台|一台|部|一部)?\s*$")
+# a Latin name followed by what only a product has: Notion集成的密钥, GitHub账号
+_PRODUCT_AFTER_ZH = re.compile(r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|"
+                               r"token|"
+                               r"Token)")
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
-_OTHER_ZH = re.compile(r"他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|男朋友|"
+_OTHER_ZH = re.compile(r"你|您|他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|男朋友|"
                        r"女朋友|"
                        r"爸|妈|哥|姐|弟|妹|儿子|女儿|大家|别人")
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
 # A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
 _USE_FINAL_ZH = re.compile(
-    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])用(?:的是)?"
+    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是)?"
     r"(?P<name>[\u4e00-\u9fff]{2,6})$")
-_NOT_SO_ZH = re.compile(r"应用|项目|系统|网站|程序|服务|产品|公司|团队|[Aa]pp|建议|推荐|应该|要不|"
+_INTO_APP_ZH = re.compile(r"(?:丢|扔|放|存|记|写|塞)(?:在|进|"
+                          r"到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
+_NOT_SO_ZH = re.compile(r"应用|项目|网站|程序|服务|产品|[Aa]pp|建议|推荐|应该|要不|"
                         r"如果|要是|假如|想用|想要|打算|准备|考虑|不用|没用|别用|"
                         r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢|旧|"
-                        r"给我[妈爸]|送人|送给|卖了|二手")
+                        r"给我[妈爸]|送人|送给|卖了|二手|试试|不妨|可以用")
 _NOT_PRODUCT_ZH = frozenset(
     "api sdk key accesskey secretkey token id pin app wifi wi-fi ok ip url cpu gpu ai".split())
 _DOING_ZH = re.compile(
@@ -204,7 +230,8 @@ _GENERIC_ZH = re.compile(
 
 
 def _taken_zh(name: str, found: Found) -> bool:
-    return any(name in h.obj or (h.obj and h.obj in name)
+    low = name.casefold()
+    return any(low in h.obj.casefold() or (h.obj and h.obj.casefold() in low)
                for _, _, hits in found for h in hits)
 
 
@@ -238,20 +265,25 @@ def products_zh(text: str, found: Found) -> list[Hit]:
             if brand and brand.group(1) in _BRANDS_ZH:
                 name, before = brand.group(1) + name, before[:-2]
             lower = not re.search(r"[A-Z0-9]", name)
-            use = _USE_ZH.search(before)
+            use = _USE_ZH.search(before) or _PRODUCT_AFTER_ZH.match(after)
             if not use or _NOT_USE_AFTER_ZH.match(after) or len(name) < 2:
                 continue
-            if lower and not re.search(r"(?:里|上)", after[:3]) and not before.endswith("用"):
+            if lower and not re.search(r"(?:里|"
+                                       r"上)", after[:3]) and not before.rstrip().endswith("用"):
                 continue  # a lower-case word only right after 用 or before 里/上 (flomo)
             if _taken_zh(name, found) or _taken_zh(m.group("name"), found) or \
                     any(h.obj == name for h in out):
                 continue
             out.append(Hit("use", "self", name, confidence=0.7))
+        for m in _INTO_APP_ZH.finditer(clause):
+            name = m.group("name")
+            if name in APPS_ZH and not _taken_zh(name, found) and all(h.obj != name for h in out):
+                out.append(Hit("use", "self", name, confidence=0.7))
         final = _USE_FINAL_ZH.search(clause)
         if final and not _GENERIC_ZH.match(final.group("name")):
             name = final.group("name")
             doing = _DOING_ZH.match(name)  # 用七牛云存图片: the app, then what it is for
-            name = doing.group("name") if doing else name
+            name = re.sub(r"[了啦呢吧的哈呀]+$", "", doing.group("name") if doing else name)
             if not _taken_zh(name, found) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
     return out
