@@ -41,6 +41,7 @@ from graphmem.model import (
     Entity,
     EntityResolution,
     Episode,
+    ExtractedRelation,
     Extraction,
     MemoryStatus,
     Relation,
@@ -355,6 +356,21 @@ class MemoryService:
                     statements.append(st)
                     mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
                                            EntityRef(st.object_id, st.object, False)])
+                    liked = self._liked_taste(plan, rel, st, statements) if rel.stop else None
+                    if liked is not None:
+                        # "I've gone off oat milk" ends the preference, and a plain like
+                        # stored in more words ("oat milk lattes")
+                        per_episode[p.id].append(len(statements))
+                        statements.append(self._statement(
+                            plan, entities, subject=rel.subject, predicate="likes", obj=liked,
+                            category="preference", exclusive=False,
+                            valid_from=_storable(rel.valid_from) or said_at, told=said_at,
+                            valid_until=None, confidence=rel.confidence,
+                            importance=self.lifecycle.model.for_category("preference"),
+                            statement=f"{rel.subject} no longer likes {liked}",
+                            source_ref=p.source_ref, episode_id=p.id, stop=True,
+                            subject_type=types.get(rel.subject, "thing"), object_type="thing",
+                            aliases=aliases, scope=p.scope, session_id=p.session_id))
                 for ref in {m.id: m for m in mentions[p.id]}.values():
                     plan.link("MENTIONS", p.id, ref.id, {"at": plan.at})
             replaced: list[tuple[str, str, str]] = []
@@ -457,6 +473,19 @@ class MemoryService:
         said = [st.object for st in _said(batch, subject_key, predicate) if not st.claim.stop]
         stored = current_objects(self.store, plan.user_id, subject_key, predicate, plan.at)
         return ending_target(stopped, [*stored, *said])
+
+    def _liked_taste(self, plan: WritePlan, rel: ExtractedRelation, st: Statement,
+                     batch: list[Statement]) -> str | None:
+        """The plain like a stopped taste preference also ends: "likes oat milk lattes" (or
+        "likes oat milk") when "prefers oat milk" ends; None when there is none, or more
+        than one."""
+        if rel.predicate != "prefers" or not rel.category.startswith("preference"):
+            return None
+        key = st.subject_key or normalize(st.subject)
+        said = [s.object for s in _said(batch, key, "likes") if not s.claim.stop]
+        current = [*current_objects(self.store, plan.user_id, key, "likes", plan.at), *said]
+        same = [c for c in current if normalize(c) == normalize(st.object)]
+        return same[0] if same else ending_target(st.object, current)
 
     def _current_object(self, plan: WritePlan, subject_key: str, predicate: str,
                         batch: list[Statement], times: list[int | None]) -> str | None:

@@ -161,3 +161,21 @@ def test_a_chinese_sentence_without_its_speaker_is_the_speaker_s_but_less_surely
 @pytest.mark.parametrize("text", ["你呢？", "那怎么办呢", "我吃东西会过敏。"])
 def test_a_question_by_its_ne_and_no_allergy_to_things(text: str) -> None:
     assert facts(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The winters here in Oslo are brutal.", {("lives_in", "Oslo", False)}),
+    ("深圳这边的夏天真的太长了，来了半年还是不习惯", {("lives_in", "深圳", False)}),
+    ("Orientation at Mayo Clinic was intense.", {("works_at", "Mayo Clinic", False)}),
+    ("My first week at Canva has been a blur.", {("works_at", "Canva", False)}),
+    ("I used to be all about horror but not now.", {("likes", "horror", True)}),
+])
+def test_where_one_is_and_what_one_left_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert facts(text) == expected
+
+
+@pytest.mark.parametrize("text", ["I'm here in Paris for a conference.",
+                                  "I'm here in Paris until Friday.",
+                                  "Her orientation at Mayo was long."])
+def test_no_home_or_job_from_a_visit_or_someone_else_s_start(text: str) -> None:
+    assert facts(text) == set()

@@ -570,6 +570,14 @@ def _say_all(service: object, user: str, texts: list[str]) -> set[str]:
     (["I work at Stripe.", "My last day at Stripe was Friday. I'm at Notion now."],
      {"user works at Notion"}),
     (["我男朋友叫小王。", "我和小王分手了。"], set()),
+    # a taste given up ends the plain like that names it in more words, not another one
+    (["I'm obsessed with oat milk lattes.", "I've gone right off oat milk."], set()),
+    (["I'm obsessed with oat milk lattes. I love matcha.", "I've gone right off oat milk."],
+     {"user prefers matcha"}),
+    (["Horror movies are my comfort genre.", "I used to be all about horror but not now."],
+     set()),
+    (["I'm a nurse at St. Vincent's.", "Orientation at Mayo Clinic was intense."],
+     {"user works as nurse", "user works at Mayo Clinic"}),
 ])
 def test_a_change_of_mind_ends_the_old_fact(service: object, user: str, texts: list[str],
                                             now: set[str]) -> None:

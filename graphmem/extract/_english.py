@@ -303,6 +303,10 @@ RULES: list[Rule] = [
           r"\s+(?:has|is|was)\b", subject="self"),
     _rule("move", r"\b(?:months?|weeks?|years?)\s+into\s+(?P<obj>(?-i:[A-Z])[\w'-]*)\s+life\b",
           subject="self"),
+    # "the winters here in Oslo", "now that I'm out here in Denver": where the speaker is
+    _rule("lives", r"^(?![^.!?]*\b(?:visit\w*|trip|conference|holiday|vacation|until|staying|"
+          r"for\s+(?:a|the)\s+(?:week|few|couple|weekend|day|month)))[^.!?]*?\b(?:out\s+)?here\s+in\s+"
+          r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)", subject="self"),
     _rule("move", r"\b(?:settled|settling)\s+(?:down\s+)?(?:in|into)\s+"
           r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?!I\b)(?-i:[A-Z])[\w'-]*){0,2})"),
     # "moved down to Bristol", not "moved down to the basement": a name only

@@ -32,7 +32,8 @@ EARLY_RULES: list[Rule] = [
           r"named)\s+(?P<obj>(?-i:[A-Z])[^.;!?,]*)", self_only=True),
     # "just wrapped up my first week at Stripe": a new employer, said in passing
     _rule("works", r"\bmy\s+first\s+(?:full\s+)?(?:day|week|month|shift)\s+(?:at|with)\s+"
-          r"(?P<obj>(?-i:[A-Z0-9])[^.;!?,]*)", subject="self"),
+          r"(?P<obj>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})",
+          subject="self"),
     # "we migrated all our tickets to Linear": what the user's things live in now (a name)
     _rule("now_use", r"\b(?:migrated|moved|ported|transferred)\s+(?:all\s+)?(?:of\s+)?(?:my|our)"
           r"\s+[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?(?:to|into|onto)\s+"

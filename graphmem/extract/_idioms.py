@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_role_zh, lookup
+from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, PLACES, is_role_zh, lookup
 from graphmem.extract._personal import PET_ZH
 from graphmem.extract._text import Hit, clean_edges
 
@@ -83,6 +83,11 @@ _SPEAKER_EN = re.compile(
     r"totally|completely|really|so|kind\s+of|kinda|a\s+bit|still|always|also|just|now|"
     r"recently|lately|seriously|absolutely|properly|fully)\s+)*"
     rf"(?:(?P<good>{_GOOD_LEAD_EN})|(?P<bad>{_BAD_LEAD_EN}))\s+(?P<obj>[^,;.!?]{{1,50}})", re.I)
+# "used to be all about horror": a taste that ended
+_USED_TO_BE_EN = re.compile(
+    r"\bused\s+to\s+be\s+(?:all\s+about|(?:really\s+|so\s+|super\s+)?into|obsessed\s+with|"
+    r"(?:a\s+(?:big\s+|huge\s+)?)?fan\s+of|big\s+on|crazy\s+about|mad\s+about|hooked\s+on)\s+"
+    r"(?P<obj>[^,;.!?]{1,40}?)(?=\s+(?:but|and|until|before|though)\b|[,;.!?]|$)", re.I)
 # "it's rom-coms or nothing", "it's X all the way"
 _ONLY_EN = re.compile(r"\b(?:it\s+is|it's)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:or\s+nothing|"
                       r"all\s+the\s+way)\b",
@@ -143,6 +148,10 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
         kind = "like" if good else "dislike"
         if not _said(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _USED_TO_BE_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if obj and not _NOT_A_THING_EN.match(obj):
+            out.append(Hit("stop_like", "self", obj, confidence=0.8))
     for m in _ONLY_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
         if obj and not _NOT_A_THING_EN.match(obj) and not _said(found, obj):
@@ -337,6 +346,9 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
         if m.group("obj") in COMPANIES_ZH and "works" not in kinds:
             out.append(Hit("works", "self", m.group("obj"), confidence=0.8))
             kinds.add("works")
+        elif m.group("obj") in PLACES and not kinds & {"lives", "move", "move_from"}:
+            out.append(Hit("lives", "self", m.group("obj"), confidence=0.8))  # 深圳这边的夏天
+            kinds.add("lives")
     for m in _ROUNDS_ZH.finditer(text):
         add_like = m.group("obj")
         if not _said(found, add_like):

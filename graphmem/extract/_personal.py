@@ -533,6 +533,10 @@ _JOB_AS_EN = re.compile(
     re.I)
 
 
+# a job begun: "Orientation at Mayo Clinic was intense"
+_JOB_BEGUN_EN = re.compile(rf"\b(?:orientation|onboarding|induction)\s+at\s+{_ORG_EN}", re.I)
+
+
 def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
     """``role`` / ``works`` hits for a job said as taken ("my new gig as X at Y")."""
     said = {h.kind for _, _, hits in found for h in hits}
@@ -547,6 +551,12 @@ def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
             out.append(Hit("role", "self", role, confidence=0.8))
         if m.group("org") and "works" not in said:
             out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
+            said.add("works")
+    for m in _JOB_BEGUN_EN.finditer(text):
+        if "works" not in said and not re.search(
+                r"\b(?:he|she|they|his|her|their|your|you)\b", text[: m.start()], re.I):
+            out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
+            said.add("works")
     return out
 
 
