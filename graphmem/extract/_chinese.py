@@ -28,6 +28,7 @@ from graphmem.extract._text import (
     Hit,
     Rule,
     Spans,
+    add_passes,
     attach_when,
     clean_edges,
     cut_at_words,
@@ -646,13 +647,5 @@ def _hits(text: str) -> list[Hit]:
         if found:
             spans.take(verb_start, max(end, obj_start))
             found_all.append((m.start(), max(end, obj_start), found))
-    kin = kin_in_passing_zh(text, found_all)
-    if kin:
-        found_all.append((len(text), len(text), kin))
-    products = products_zh(text, found_all)
-    if products:
-        found_all.append((len(text), len(text), products))
-    for passing in (tastes_zh(text, found_all), in_passing_zh(text, found_all)):
-        if passing:
-            found_all.append((len(text), len(text), passing))
+    add_passes(text, found_all, (kin_in_passing_zh, products_zh, tastes_zh, in_passing_zh))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

@@ -51,7 +51,7 @@ from graphmem.extract._personal import (
     plans_in_passing_en,
 )
 from graphmem.extract._products import products_en
-from graphmem.extract._text import Hit, Rule, Spans, attach_when, scan
+from graphmem.extract._text import Hit, Rule, Spans, add_passes, attach_when, scan
 
 _CONTRACTIONS = [
     (re.compile(r"\b([Ii])'m\b|\b([Ii])m\b"), "I am"),
@@ -658,15 +658,6 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     after = only_now(text, found_all) or new_value_after_stop(text, found_all, previous or [])
     if after:
         found_all.append((len(text), len(text), after))
-    for passing in (kin_in_passing_en(text, found_all), pets_in_passing_en(text, found_all),
-                    jobs_in_passing_en(text, found_all),
-                    plans_in_passing_en(text, found_all)):
-        if passing:
-            found_all.append((len(text), len(text), passing))
-    products = products_en(text, found_all)
-    if products:
-        found_all.append((len(text), len(text), products))
-    tastes = tastes_en(text, found_all)
-    if tastes:
-        found_all.append((len(text), len(text), tastes))
+    add_passes(text, found_all, (kin_in_passing_en, pets_in_passing_en, jobs_in_passing_en,
+                                 plans_in_passing_en, products_en, tastes_en))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

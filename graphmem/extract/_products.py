@@ -200,20 +200,18 @@ _USE_ZH = re.compile(
     r"(?:终端|编辑器|浏览器|输入法|手机|电脑|系统|笔记本|耳机|相机|手表|车)(?:是|用的是|用的))"
     r"(?:的是|的|着|了)?(?:个|一个|台|一台|部|一部)?\s*$")
 # a Latin name followed by what only a product has: Notion集成的密钥, GitHub账号
-_PRODUCT_AFTER_ZH = re.compile(r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|"
-                               r"token|"
-                               r"Token)")
+_PRODUCT_AFTER_ZH = re.compile(
+    r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|token|Token)")
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
-_OTHER_ZH = re.compile(r"你|您|他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|男朋友|"
-                       r"女朋友|"
-                       r"爸|妈|哥|姐|弟|妹|儿子|女儿|大家|别人")
+_OTHER_ZH = re.compile(r"你|您|他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|"
+                       r"男朋友|女朋友|爸|妈|哥|姐|弟|妹|儿子|女儿|大家|别人")
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
 # A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
 _USE_FINAL_ZH = re.compile(
     r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是)?"
     r"(?P<name>[\u4e00-\u9fff]{2,6})$")
-_INTO_APP_ZH = re.compile(r"(?:丢|扔|放|存|记|写|塞)(?:在|进|"
-                          r"到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
+_INTO_APP_ZH = re.compile(
+    r"(?:丢|扔|放|存|记|写|塞)(?:在|进|到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
 _NOT_SO_ZH = re.compile(r"应用|项目|网站|程序|服务|产品|[Aa]pp|建议|推荐|应该|要不|"
                         r"如果|要是|假如|想用|想要|打算|准备|考虑|不用|没用|别用|"
                         r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢|旧|"

@@ -8,7 +8,7 @@ the lexicon (predicate, category, exclusivity) and the message context (subject 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -205,6 +205,18 @@ def split_at_words(regex: re.Pattern[str], text: str,
 
 _CLAUSE_END = re.compile(r"[,;，；]")
 _NOW = re.compile(r"现在|如今|目前|\b(?:now|nowadays|these\s+days)\b", re.I)
+
+
+def add_passes(text: str, found: list[tuple[int, int, list[Hit]]],
+               passes: Iterable[Callable[[str, list[tuple[int, int, list[Hit]]]], list[Hit]]],
+               ) -> None:
+    """Run the last passes of a sentence (what is said in passing) one after the other, each
+    seeing what the rules and the passes before it found, and add their hits to ``found``
+    (claiming no span)."""
+    for run in passes:
+        hits = run(text, found)
+        if hits:
+            found.append((len(text), len(text), hits))
 
 
 def attach_when(text: str, found: list[tuple[int, int, list[Hit]]], hedged: bool) -> list[Hit]:
