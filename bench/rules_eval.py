@@ -30,6 +30,8 @@ Examples::
     python bench/rules_eval.py --split dev5     # a tuning set written with fresh6
     python bench/rules_eval.py --split fresh6   # a sixth, held out while dev5 was tuned on
     python bench/rules_eval.py --split fresh7   # a seventh, after dev5 and fresh6 were tuned
+    python bench/rules_eval.py --split dev6     # changes of mind, to tune on
+    python bench/rules_eval.py --split fresh8   # an eighth, held out while dev6 was tuned on
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -204,7 +206,7 @@ FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_becaus
 
 
 SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "dev5", "fresh6",
-          "fresh7")
+          "fresh7", "dev6", "fresh8")
 
 
 def _split_doc(name: str) -> dict[str, Any]:

@@ -179,3 +179,63 @@ def test_where_one_is_and_what_one_left_said_in_passing(text: str, expected: set
                                   "Her orientation at Mayo was long."])
 def test_no_home_or_job_from_a_visit_or_someone_else_s_start(text: str) -> None:
     assert facts(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a statement before a request is told; the request asks
+    ("I'm allergic to shellfish so can you swap the shrimp for something else?",
+     {("allergic_to", "shellfish", False)}),
+    ("my sister Priya is getting married in June, what's a thoughtful gift?",
+     {("has_sister", "Priya", False)}),
+    ("I'm obsessed with true crime podcasts, give me some new ones to binge",
+     {("likes", "true crime podcasts", False)}),
+    ("my iPhone 12 battery is dead by 3pm, any settings I should tweak?",
+     {("uses", "iPhone 12", False)}),
+    ("我对芒果过敏，这个甜品配方能把芒果换成别的吗？", {("allergic_to", "芒果", False)}),
+    ("上周刚入职美团做产品经理，怎么快速熟悉业务？",
+     {("works_at", "美团", False), ("has_role", "产品经理", False)}),
+    # changes said in everyday words
+    ("deleted Notion off all my devices, it had turned into a procrastination machine.",
+     {("prefers", "Notion", True), ("uses", "Notion", True)}),
+    ("I don't really read mysteries anymore, it's only sci-fi for me now.",
+     {("likes", "mysteries", True), ("likes", "sci-fi", False)}),
+    ("I've been really off anime lately.", {("likes", "anime", True)}),
+    ("I'm a huge running nerd!", {("likes", "running", False)}),
+    ("as a junior designer I never get to present to clients.",
+     {("has_role", "junior designer", False)}),
+    ("back in Chicago for good now.", {("lives_in", "Chicago", False)}),
+    ("ugh, another Monday at Deloitte.", {("works_at", "Deloitte", False)}),
+    ("我是咖啡重度爱好者", {("prefers", "coffee", False)}),
+    ("周一又要去腾讯加班了", {("works_at", "腾讯", False)}),
+    ("以前那么爱吃香菜，现在闻到就想吐", {("likes", "香菜", True)}),
+    ("我对围棋已经没兴趣了。", {("likes", "围棋", True)}),
+    ("现在韩剧基本不看了，只追美剧。",
+     {("likes", "韩剧", True), ("uses", "韩剧", True), ("likes", "美剧", False)}),
+    ("在上海租房好贵啊", {("lives_in", "上海", False)}),
+])
+def test_third_round_statements_before_requests_and_changes(text: str,
+                                                            expected: set[Key]) -> None:
+    assert facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Is it worth getting a mesh wifi system?", "Say I quit my job, would that look bad?",
+    "你觉得Python和Go哪个更适合新手？", "I like 2 sugars.", "我只吃了一碗饭。",
+    "I've always been a huge fan of", "他对围棋已经没兴趣了。",
+])
+def test_no_statement_from_a_question_a_filler_like_or_someone_else(text: str) -> None:
+    assert {f for f in facts(text) if f[0] != "has_pet"} == set()
+
+
+def test_a_divorce_said_without_a_name_ends_the_one_partner_held(service: object,
+                                                                  user: str) -> None:
+    from datetime import timedelta
+
+    from graphmem.inputs import EpisodeIn
+    said = ["老婆生日快到了，送什么礼物比较好", "离婚手续上周办完了，一个人住还挺不习惯的"]
+    for n, text in enumerate(said):
+        service.add_episode(EpisodeIn(  # type: ignore[attr-defined]
+            user_id=user, content=text, role="user", source_ref=f"m{n}",
+            occurred_at=AT + timedelta(days=30 * n)))
+    current = {(r.predicate, r.object) for r in service.relations(user)}  # type: ignore[attr-defined]
+    assert ("has_wife", "老婆") not in current

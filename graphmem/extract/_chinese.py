@@ -115,7 +115,7 @@ _HEDGE = re.compile(r"可能|也许|大概|好像|估计|似乎|或许|说不定
 _CUT = re.compile(
     r"[，,。！？；;!?：:（(]|因为|由于|但是|但|不过|而不是|而非|所以|可是|然而|并且|而且|因此|然后|"
     r"还有|虽然|就是|胜过|超过|比(?!较)|多过|的时候|时候|(?:也|还|又|更)(?=喜欢|爱|用|在|讨厌)|"
-    r"之后|以后|快(?=[一两三四五六七八九十半几])"
+    r"之后|以后|快(?=[一两三四五六七八九十半几])|的味道|的气味|那个味|这个味"
 )
 _USE_CUT = re.compile(
     r"来|去|写|做|开发|编写|处理|搭建|部署|跑|进行|实现|管理|构建|编程|记笔记|记|画|剪|打|作为|当作|"
@@ -225,6 +225,8 @@ RULES: list[Rule] = [
           self_only=True),
     _rule("works", r"在(?P<obj>" + _NZ + r"{1,20}?)(?:工作|上班|任职|就职|实习|打工|"
           r"干(?=了|[，,。！!]|$))(?!室|日|时|量)", self_only=True),
+    _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?(?P<obj>" + _NZ + r"{2,15}?)(?:当|做|担任)"
+          r"(?P<role>" + _N + r"{2,12})", self_only=True),
     _rule("works", r"(?:入职|加入|加盟|跳槽到|跳槽去)了?" + _O, self_only=True),
     # 目前在顺丰跑同城配送: a known company and what one does there
     _rule("works", r"在(?P<obj>" + _NZ + r"{2,8}?)(?:跑|送|开|干|负责|带|管)", self_only=True,
@@ -579,14 +581,29 @@ def _question_free(text: str) -> str | None:
     tag = _TAG_Q.search(t)
     if tag:
         return t[: tag.start()]
-    if re.search(r"[？?]\s*$", t) or re.search(r"[吗么]\s*[。！!]?\s*$", t):
-        return None
-    last = re.split(r"[，,；;]", t)[-1]
-    if re.search(r"呢\s*[。！!]?\s*$", t) and (len(last) <= 5 or _ASKS_NE.search(last)):
-        return None  # 你呢, 那怎么办呢 (正在一点点攒钱呢 tells)
-    if any(_asks(c) for c in re.split(r"[，,；;]", t)):
-        return None
+    clauses = re.split(r"(?<=[，,；;])", t)
+    for n, clause in enumerate(clauses):
+        if _asking(clause, last=n == len(clauses) - 1):
+            # 我对芒果过敏，这个甜品能把芒果换成别的吗: the statement before the request is
+            # told; the request asks
+            lead = "".join(clauses[:n]).rstrip("，,；; ")
+            return lead if n and len(lead) >= 4 else None
     return t
+
+
+_REQUEST_ZH = re.compile(r"帮我|帮忙|麻烦你|请你|推荐|有没有|有啥|有什么|怎么|如何|该不该|能不能|"
+                         r"可不可以|求(?:推荐|问)|是不是|要不要")
+
+
+def _asking(clause: str, last: bool) -> bool:
+    """Whether a clause asks or requests (a question word, 吗, a request), so that it and
+    what follows it tell nothing."""
+    c = clause.strip().rstrip("，,；;")
+    if re.search(r"[？?]\s*$", c) or re.search(r"[吗么]\s*[。！!]?\s*$", c):
+        return True
+    if re.search(r"呢\s*[。！!]?\s*$", c) and (len(c) <= 5 or _ASKS_NE.search(c)) and last:
+        return True  # 你呢, 那怎么办呢 (正在一点点攒钱呢 tells)
+    return _asks(c) or bool(_REQUEST_ZH.search(c))
 
 
 _SOMEONE_ZH = re.compile(r"[我你他她它咱您俺]|大家|别人|朋友|同事|老板|领导|室友|邻居|同学|"

@@ -303,6 +303,9 @@ RULES: list[Rule] = [
           r"\s+(?:has|is|was)\b", subject="self"),
     _rule("move", r"\b(?:months?|weeks?|years?)\s+into\s+(?P<obj>(?-i:[A-Z])[\w'-]*)\s+life\b",
           subject="self"),
+    # "back in Chicago for good now": home again
+    _rule("move", r"\bback\s+in\s+(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"
+          r"\s+for\s+good\b", subject="self"),
     # "the winters here in Oslo", "now that I'm out here in Denver": where the speaker is
     _rule("lives", r"^(?![^.!?]*\b(?:visit\w*|trip|conference|holiday|vacation|until|staying|"
           r"for\s+(?:a|the)\s+(?:week|few|couple|weekend|day|month)))[^.!?]*?\b(?:out\s+)?here\s+in\s+"
@@ -324,7 +327,11 @@ RULES: list[Rule] = [
           r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|(?:am|been)\s+(?:a\s+)?(?:big\s+|huge\s+|"
           r"massive\s+|real\s+|long-time\s+|lifelong\s+|great\s+)?fan\s+of|"
           r"am\s+(?:no\s+longer\s+)?(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
-          r"crazy\s+about|keen\s+on|fond\s+of))\s+" + _O),
+          r"crazy\s+about|keen\s+on|fond\s+of))\s+"
+          # "like 4 cups before noon", "like six times": "like" as a filler word
+          r"(?!(?:\d|a\s+(?:million|hundred|thousand|dozen)\b|twice\b|once\b|(?:two|three|four|"
+          r"five|six|seven|eight|nine|ten|twenty|fifty|a\s+few)\s+(?:times|hours|cups|days|"
+          r"weeks|minutes|years)\b))" + _O),
     # tools
     _rule("use", r"\b(?P<who>our|my|the)\s+(?:tech\s+|technology\s+|current\s+)?stack\s+"
           r"(?:is|includes|consists\s+of)\s+" + _O, subject="self"),
@@ -360,6 +367,15 @@ _Q_START = re.compile(
     re.I,
 )
 _WH = re.compile(r"^\s*(?:what|which|who|whom|whose|how|why|where|when)\b", re.I)
+_REQUEST_TAIL = re.compile(
+    r"[,;:]\s*(?:(?:so|and|but|anyway|now|then|pls|please)\s+)*(?:give|tell|help|suggest|recommend|"
+    r"show|write|make|find|send|list|draft|plan)\s+(?:me|us)\b", re.I)
+_ASK_TAIL = re.compile(
+    r"(?:[,;:]|\s[-–—]\s|\s(?=(?:so|and|but)\s))\s*(?:(?:so|and|but|anyway|now|then)\s+)*"
+    r"(?=(?:can|could|would|will)\s+you\b|(?:how|what|which|where|when|why|who)(?:'s|\s)|"
+    r"(?:is|are|do|does|should|would|could|can|shall)\s+(?:it|there|that|this|i|we|they|these|"
+    r"those|my|the)\b|any\s+\w+|"
+    r"(?:tips|ideas|thoughts|suggestions|recs)\s*\?|help\s+me\b|please\b)", re.I)
 _WH_Q = re.compile(r"\b(?:do|does|did|are|is|can|would|should|will)\s+(?:you|i|we|they)\b", re.I)
 _TAG = re.compile(
     r",\s*(?:what about you|how about you|and you|do you|right|you|yours|what do you think|"
@@ -368,7 +384,7 @@ _TAG = re.compile(
 )
 _HYPOTHETICAL_START = re.compile(
     r"^\s*(?:if(?![^,]{1,40}?\btaught\s+me\s+anything\b)|suppose|imagine|what if|assuming|"
-    r"unless|i wish)\b", re.I
+    r"unless|i wish|say\s+(?=i\b|we\b)|let(?:'s|\s+us)\s+say)\b", re.I
 )
 _SUBJECT_NOISE = re.compile(
     r"^(?:(?:so|and|but|well|ok|okay|yeah|also|then|again|unfortunately|apparently|btw|lol|"
@@ -388,13 +404,25 @@ _NOT_A_PLACE_OR_ORG = frozenset("home remotely myself the moment free a while".s
 
 
 def _question_free(text: str) -> str | None:
-    """``text`` without a trailing tag question ("…, what about you?"); None for a question."""
+    """``text`` without a trailing tag question ("…, what about you?") or request ("…, give me
+    some new ones"); None for a question."""
     t = text.strip()
+    request = _REQUEST_TAIL.search(t)
+    if request and len(t[: request.start()].split()) >= 3:
+        t = t[: request.start()].strip(" ,;:-")
     if _Q_START.match(t):
         return None
     if t.endswith("?"):
         m = _TAG.search(t)
-        return t[: m.start()] if m and not _WH.match(t) else None
+        if m and not _WH.match(t):
+            return t[: m.start()]
+        # "I'm allergic to shellfish so can you swap the shrimp?": the statement before
+        # the request is told; the request asks
+        ask = _ASK_TAIL.search(t)
+        lead = t[: ask.start()].strip(" ,;:-") if ask else ""
+        if len(lead.split()) >= 3 and not _WH.match(lead) and not _Q_START.match(lead):
+            return lead
+        return None
     if _WH.match(t) and _WH_Q.search(t):
         return None
     return t
@@ -449,6 +477,8 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
             return [], 0
         called = re.search(r"\b(?:called|named)\s+(?P<n>(?-i:[A-Z]).*)$", text)
         return [called.group("n") if called else text], used + len(raw) - len(stripped)
+    if kind.startswith("stop"):  # "deleted Notion off all my devices"
+        raw = re.sub(r"\s+(?:off|from)\s+(?:all\s+)?(?:of\s+)?(?:my|the|our)\b.*$", "", raw)
     return objects(raw, kind)
 
 

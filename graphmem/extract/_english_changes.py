@@ -221,13 +221,16 @@ _SPLIT_RULES = [
                rf"(?P<name>{_NAME})?", re.I),
     re.compile(rf"\bI\s+(?:have\s+)?(?:divorced|left|separated\s+from)\s+my\s+"
                rf"(?P<kin>wife|husband|partner)\b(?:\s*,?\s*(?P<name>{_NAME}))?", re.I),
+    # "the divorce from Dev is final", "my divorce from my husband went through"
+    re.compile(rf"\b(?:the|my|our)\s+divorce\s+(?:from|with)\s+(?:my\s+(?P<kin>{_KIN_PARTNER})"
+               rf"\s*,?\s*)?(?P<name>{_NAME})?", re.I),
 ]
 _PET_GONE = [
     re.compile(rf"\b(?:my|our)\s+(?:(?:old|sweet|beloved|little|poor)\s+)?(?P<species>"
                rf"{SPECIES_EN})(?:\s*,?\s*(?P<name>{_NAME})\s*,?)?\s+(?:has\s+|had\s+|just\s+|"
                rf"sadly\s+|finally\s+)*(?:died|passed\s+away|passed|was\s+put\s+down|had\s+to\s+"
                rf"be\s+put\s+down|was\s+rehomed|ran\s+away|went\s+missing)\b", re.I),
-    re.compile(rf"\b(?:we|I)\s+(?:had\s+to\s+|have\s+)?(?:put|rehomed|re-homed)\s+(?:(?:our|my)"
+    re.compile(rf"\b(?:we|I)\s+(?:had\s+to\s+|have\s+)?(?:put|rehomed|re-homed|rehome|re-home)\s+(?:(?:our|my)"
                rf"\s+(?:old\s+)?(?P<species>{SPECIES_EN})\s*,?\s*)?(?P<name>{_NAME})?\s*,?\s*"
                rf"(?:down\b)?", re.I),
     # the pet's name alone, opening the sentence ("Nibbles died last week"): it ends a

@@ -17,6 +17,7 @@ import re
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, PLACES, is_role_zh, lookup
 from graphmem.extract._personal import PET_ZH
 from graphmem.extract._text import Hit, clean_edges
+from graphmem.model import CURRENT_OBJECT
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -83,6 +84,24 @@ _SPEAKER_EN = re.compile(
     r"totally|completely|really|so|kind\s+of|kinda|a\s+bit|still|always|also|just|now|"
     r"recently|lately|seriously|absolutely|properly|fully)\s+)*"
     rf"(?:(?P<good>{_GOOD_LEAD_EN})|(?P<bad>{_BAD_LEAD_EN}))\s+(?P<obj>[^,;.!?]{{1,50}})", re.I)
+# "I'm such a coffee person", "a huge running nerd", "a total dog person"
+_PERSON_OF_EN = re.compile(
+    r"\b(?:I\s+am|I'm|I've\s+always\s+been|been)\s+(?:such\s+|totally\s+|definitely\s+|"
+    r"really\s+|kind\s+of\s+|a\s+bit\s+of\s+)?(?:an?\s+)?(?:(?:huge|big|total|massive|real|"
+    r"complete|die-hard|diehard|hardcore|proper|serious)\s+)?(?P<obj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s+(?:person|nerd|geek|fan|junkie|lover|addict|fiend|snob|buff|freak|enthusiast)\b"
+    r"(?!\s+of\b)", re.I)
+_NOT_PERSON_OF = frozenset("people morning night early late social private shy people's".split())
+# "I don't really read mysteries anymore", "I've been really off anime lately"
+_NOT_ANYMORE_EN = re.compile(
+    r"\bI\s+(?:do\s+not|don't|never)\s+(?:really\s+|even\s+)?(?:read|watch|play|eat|drink|listen\s+to|"
+    r"do|use|go\s+to)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:anymore|any\s+more|these\s+days|now)\b|"
+    r"\b(?:been|am|I'm)\s+(?:really\s+|kind\s+of\s+|a\s+bit\s+|totally\s+)?off\s+"
+    r"(?P<obj2>[\w' -]{2,30}?)"
+    r"(?=\s+(?:lately|recently|these\s+days|now)\b|[,.;!?]|$)", re.I)
+# "it's only sci-fi for me now"
+_ONLY_NOW_EN = re.compile(
+    r"\b(?:it\s+is|it's)\s+only\s+(?P<obj>[\w' -]{2,30}?)\s+(?:for\s+me\s+)?now\b", re.I)
 # "used to be all about horror": a taste that ended
 _USED_TO_BE_EN = re.compile(
     r"\bused\s+to\s+be\s+(?:all\s+about|(?:really\s+|so\s+|super\s+)?into|obsessed\s+with|"
@@ -148,6 +167,18 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
         kind = "like" if good else "dislike"
         if not _said(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _PERSON_OF_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if obj and obj.lower() not in _NOT_PERSON_OF and not _said(found, obj):
+            out.append(Hit("like", "self", obj, confidence=0.8))
+    for m in _NOT_ANYMORE_EN.finditer(text):
+        obj = _thing_en(m.group("obj") or m.group("obj2"))
+        if obj and not _NOT_A_THING_EN.match(obj):
+            out.append(Hit("stop_like", "self", obj, confidence=0.8))
+    for m in _ONLY_NOW_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if obj and not _said(found, obj):
+            out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _USED_TO_BE_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
         if obj and not _NOT_A_THING_EN.match(obj):
@@ -299,10 +330,91 @@ _ROLE_SAID_ZH = re.compile(
 _NOT_ALLERGEN_ZH = frozenset(("东西", "啥", "它", "什么", "这个", "那个"))
 
 
+# changes and habits said in passing: 我是咖啡重度爱好者, 周一又要去腾讯加班了, 离婚手续办完了,
+# Keep会员退了, 以前那么爱吃香菜, 对奶茶没啥兴趣了, 只看韩剧 / 韩剧基本不看了, 在上海租房
+_FAN_ZH = re.compile(rf"我是(?:个|一个)?(?:资深|重度|忠实|骨灰级)?的?(?P<obj>{_HAN}{{1,8}}?)"
+                     rf"(?:重度|资深|忠实)?(?:爱好者|迷|控|发烧友|狂热粉)")
+_OVERTIME_ZH = re.compile(rf"(?:去|在)(?P<obj>{_HAN}{{2,8}}?)(?:加班|打卡上班|值班)")
+_DIVORCED_ZH = re.compile(
+    r"离婚(?:手续|协议)?(?:已经|终于|上周|上个月|刚)?(?:办完了|办好了|签了|了)")
+_MEMBERSHIP_ENDED_ZH = re.compile(
+    rf"(?:^|(?<=[，,]))(?P<obj>{_HAN}{{1,10}}?)(?:的)?(?:会员|订阅|年费)(?:我)?(?:已经|早就)?"
+    rf"(?:退了|没续了?|不续了|到期了?没续|取消了)")
+_USED_TO_LOVE_ZH = re.compile(
+    rf"以前(?:我)?(?:那么|很|超|特别|可|一直)?(?:爱|喜欢)(?:吃|喝|看|玩|听)?(?P<obj>{_HAN}{{1,8}}?)"
+    rf"(?:的)?[，,](?:但|可|可是)?(?:是)?现在")
+_NO_INTEREST_NOW_ZH = re.compile(
+    rf"对(?P<obj>{_HAN}{{1,8}}?)(?:已经|早就|现在|真的|是)*(?:没|没有)(?:啥|什么|多大)?兴趣了")
+_ONLY_ZH = re.compile(
+    rf"只(?:看|听|追|玩|喝|吃|用)(?![了一两几这那过])(?P<obj>{_HAN}{{2,8}}?)(?=了|[，,。！!]|$)")
+_NO_LONGER_ZH = re.compile(
+    rf"(?:^|(?<=[，,]))(?:现在)?(?P<obj>{_HAN}{{2,8}}?)(?:我)?(?:基本|几乎|已经|早就)*"
+    rf"(?:不看了|不听了|不玩了|不追了|不喝了|不吃了|不用了)")
+_LIVES_BY_ZH = re.compile(rf"在(?P<obj>{_HAN}{{2,6}}?)(?:租房|租了房|漂|定居|安家|买了房|买房)")
+
+
+def _theirs(text: str, at: int) -> bool:
+    """Whether what is said at ``at`` is someone else's: another person is named before it
+    in its clause (他对围棋没兴趣了), and not the speaker after them."""
+    lead = re.split(r"[，,。；;！!？?]", text[:at])[-1]
+    other = list(_SOMEONE_ELSE_ZH.finditer(lead))
+    return bool(other) and "我" not in lead[other[-1].end():]
+
+
+def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
+    for m in _FAN_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        out.append(Hit("like", "self", m.group("obj"), confidence=0.8))
+    for m in _OVERTIME_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        org = m.group("obj")
+        if (org in COMPANIES_ZH or re.search(r"(?:公司|集团|银行|医院|厂)$", org)) \
+                and "works" not in kinds:
+            out.append(Hit("works", "self", m.group("obj"), confidence=0.8))
+            kinds.add("works")
+    if _DIVORCED_ZH.search(text) and "split" not in kinds and not _SOMEONE_ELSE_ZH.search(
+            text[: _DIVORCED_ZH.search(text).start()]):  # type: ignore[union-attr]
+        for kin in ("wife", "husband", "partner", "spouse"):
+            out.append(Hit("split", "self", CURRENT_OBJECT, kin, confidence=0.8))
+    for m in _MEMBERSHIP_ENDED_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        out.append(Hit("stop_use", "self", _TRIM_ZH.sub("", m.group("obj")), confidence=0.8))
+    for m in _USED_TO_LOVE_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        out.append(Hit("stop_like", "self", m.group("obj"), confidence=0.8))
+    for m in _NO_INTEREST_NOW_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        out.append(Hit("stop_like", "self", m.group("obj"), confidence=0.8))
+    for m in _ONLY_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        out.append(Hit("like", "self", m.group("obj"), confidence=0.8))
+    for m in _NO_LONGER_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        obj = _TRIM_ZH.sub("", m.group("obj"))
+        if len(obj) >= 2 and not _SOMEONE_ELSE_ZH.search(obj):
+            out.append(Hit("stop_either", "self", obj, confidence=0.8))
+    for m in _LIVES_BY_ZH.finditer(text):
+        if _theirs(text, m.start()):
+            continue
+        if m.group("obj") in PLACES and not kinds & {"lives", "move", "move_from"}:
+            out.append(Hit("lives", "self", m.group("obj"), confidence=0.8))
+            kinds.add("lives")
+
+
 def in_passing_zh(text: str, found: Found) -> list[Hit]:
     """Stops, apps, employers and pets a Chinese sentence says in passing."""
     out: list[Hit] = []
     kinds = {h.kind for _, _, hs in found for h in hs}
+    _changes_zh(text, out, kinds)
+    said = {(h.kind, h.obj) for _, _, hs in found for h in hs}
+    out = [h for h in out if (h.kind, h.obj) not in said]
     for m in _SYMPTOM_ZH.finditer(text):
         obj = _TRIM_ZH.sub("", m.group("obj"))
         if obj and obj not in _NOT_ALLERGEN_ZH and "allergy" not in kinds \

@@ -493,7 +493,8 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
     passing."""
     out: list[Hit] = []
     said = {h.obj.casefold() for _, _, hits in found for h in hits}
-    pets_said = any(h.kind in ("pet", "pet_gone") for _, _, hits in found for h in hits)
+    pets_said = any(h.kind in ("pet", "pet_gone") for _, _, hits in found for h in hits) \
+        or any(h.kind == "pet" for h in out)
     if not _PET_GONE_EN.search(text) and not pets_said:
         for m in _MY_PET_EN.finditer(text):
             species = re.sub(r"^(?:new|little|pet|baby|rescue|old|senior|young|cute|two|three)\s+",
@@ -533,8 +534,13 @@ _JOB_AS_EN = re.compile(
     re.I)
 
 
+# "as a junior designer I never get to present": the speaker's role, opening the sentence
+_AS_ROLE_EN = re.compile(r"^\s*as\s+an?\s+(?P<role>[a-z][a-z -]{1,30}?)\s*,?\s+I\b", re.I)
 # a job begun: "Orientation at Mayo Clinic was intense"
-_JOB_BEGUN_EN = re.compile(rf"\b(?:orientation|onboarding|induction)\s+at\s+{_ORG_EN}", re.I)
+_JOB_BEGUN_EN = re.compile(
+    rf"\b(?:orientation|onboarding|induction|(?:another|one\s+more)\s+(?:monday|day|shift|week|"
+    rf"night\s+shift|double)|(?:my\s+)?(?:shift|desk|cubicle)\s+(?:today\s+)?)\s+at\s+{_ORG_EN}",
+    re.I)
 
 
 def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
@@ -552,6 +558,10 @@ def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
         if m.group("org") and "works" not in said:
             out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
             said.add("works")
+    for m in _AS_ROLE_EN.finditer(text):
+        if "role" not in said and is_role_en(m.group("role")):
+            out.append(Hit("role", "self", m.group("role").strip(), confidence=0.8))
+            said.add("role")
     for m in _JOB_BEGUN_EN.finditer(text):
         if "works" not in said and not re.search(
                 r"\b(?:he|she|they|his|her|their|your|you)\b", text[: m.start()], re.I):
@@ -597,7 +607,7 @@ def plans_in_passing_en(text: str, found: Found) -> list[Hit]:
         if not (m.group("when0") or m.group("when")) or verb in _NOT_A_PLAN_VERB:
             continue
         rest = m.group("rest").strip()
-        if re.match(r"(?:at|with|for|as|in|on)\b", rest, re.I):
+        if re.match(r"(?:at|with|for|as|in|on|to)\b", rest, re.I):
             continue  # "I'm starting at Spotify in May": a job, read by the work rules
         out.append(Hit("plan", "self", f"{_base(verb)} {rest}".strip(), confidence=0.8))
     return out

@@ -34,6 +34,7 @@ _PRODUCT_EN = re.compile(
 # the word of use right before the name (articles and "my" may come between)
 _USE_WORD_EN = re.compile(
     r"(?:\b(?P<plain>use|uses|using|used|run|runs|running|got|bought|rocking|sporting|installed|"
+    r"pay\s+for|paying\s+for|subscribe\s+to|subscribed\s+to|"
     r"put|rely\s+on|relies\s+on|"
     r"swear\s+by|all\s+in\s+on|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
     r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on|living\s+in|live\s+in)"
@@ -154,7 +155,10 @@ def products_en(text: str, found: Found) -> list[Hit]:
         if _PERSON_AFTER.match(after) or after[:1] in _SECRET_GLUE:
             continue  # "Sunflower!Drift93": part of a password, not a name
         use = _USE_WORD_EN.search(before[-40:])
-        owned = re.search(r"\b(?:my|our|the)\s+$", before) and _OWNED_EN.match(after)
+        owned = (re.search(r"\b(?:my|our|the)\s+$", before) and _OWNED_EN.match(after)) or (
+            re.search(r"\bmy\s+(?:new\s+|old\s+|trusty\s+)?$", before)
+            and re.search(r"\d|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]", name)
+            and not _PERSON_AFTER.match(after))  # "my iPhone 12", "my MacBook"
         if out and _LIST_ON.fullmatch(text[last_end: m.start()]):
             # "on a Kindle Scribe and a Boox Palma": the list goes on
             if not _taken(name, found) and all(h.obj != name for h in out):
@@ -215,7 +219,8 @@ _INTO_APP_ZH = re.compile(
 _NOT_SO_ZH = re.compile(r"应用|项目|网站|程序|服务|产品|[Aa]pp|建议|推荐|应该|要不|"
                         r"如果|要是|假如|想用|想要|打算|准备|考虑|不用|没用|别用|"
                         r"不再|不想|以前|之前|曾经|本来|原来|换掉|卸了|删了|戒了|退订|吗|呢|旧|"
-                        r"给我[妈爸]|送人|送给|卖了|二手|试试|不妨|可以用")
+                        r"给我[妈爸]|送人|送给|卖了|二手|试试|不妨|可以用|退了|没续|不续|取消了|"
+                        r"到期|卸载|不用了")
 _NOT_PRODUCT_ZH = frozenset(
     "api sdk key accesskey secretkey token id pin app wifi wi-fi ok ip url cpu gpu ai".split())
 _DOING_ZH = re.compile(

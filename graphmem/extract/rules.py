@@ -253,7 +253,8 @@ class _Emitter:
             # holds her ends; the others hold no Sophie, and a stop of nothing changes nothing
             for kin in (hit.obj2,) if hit.obj2 else PARTNER_KINS:
                 self._add(hit, subj, f"has_{kin}", o, "family", False, True,
-                          said=f"is no longer with {o}", object_type="person")
+                          said=f"is no longer with {o}" if o != CURRENT_OBJECT
+                          else f"is no longer with their {kin}", object_type="person")
         elif k == "pet_gone" and person:
             self._add(hit, subj, "has_pet", o, "family", False, True,
                       said=f"no longer has {o}", object_type="animal")
