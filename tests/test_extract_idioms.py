@@ -239,3 +239,14 @@ def test_a_divorce_said_without_a_name_ends_the_one_partner_held(service: object
             occurred_at=AT + timedelta(days=30 * n)))
     current = {(r.predicate, r.object) for r in service.relations(user)}  # type: ignore[attr-defined]
     assert ("has_wife", "老婆") not in current
+
+
+@pytest.mark.parametrize("text", [
+    "Yep, Caroline. I'm off to go swimming with the kids.",   # leaving, no taste ended
+    "I'm off work today.",
+    "Joined a travel club and, like I said, working on studies.",  # a filler "like"
+    'Just finished "A Dance with Dragons" and loved it.',      # a title, no product
+    "I'm a huge fan.", "I'm a fan too!",                        # a fan of nothing named
+])
+def test_chat_turns_that_read_like_facts_but_are_not(text: str) -> None:
+    assert {f for f in facts(text) if f[0] in ("likes", "uses")} == set()

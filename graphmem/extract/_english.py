@@ -323,7 +323,8 @@ RULES: list[Rule] = [
           r"cannot\s+stand|can\s+not\s+stand|(?:am\s+)?not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|am\s+not\s+into|"
           r"am\s+(?:sick|tired)\s+of|am\s+fed\s+up\s+with|am\s+not\s+much\s+of\s+a\s+fan\s+of)"
           r"\s+" + _O),
-    _rule("like", r"\b(?:like|likes|love|loves|enjoy|enjoys|adore|adores|prefer|prefers|liking|"
+    _rule("like", r"\b(?:like(?!\s+(?:I|you|we|he|she|they)\s+(?:said|say|mean|know|was\s+saying))|"
+          r"likes|love|loves|enjoy|enjoys|adore|adores|prefer|prefers|liking|"
           r"loving|enjoying|preferring|liked|loved|enjoyed|preferred|(?:am|been)\s+(?:a\s+)?(?:big\s+|huge\s+|"
           r"massive\s+|real\s+|long-time\s+|lifelong\s+|great\s+)?fan\s+of|"
           r"am\s+(?:no\s+longer\s+)?(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"

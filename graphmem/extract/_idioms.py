@@ -91,13 +91,16 @@ _PERSON_OF_EN = re.compile(
     r"complete|die-hard|diehard|hardcore|proper|serious)\s+)?(?P<obj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
     r"\s+(?:person|nerd|geek|fan|junkie|lover|addict|fiend|snob|buff|freak|enthusiast)\b"
     r"(?!\s+of\b)", re.I)
-_NOT_PERSON_OF = frozenset("people morning night early late social private shy people's".split())
+_NOT_PERSON_OF = frozenset(
+    "people morning night early late social private shy people's a an the huge big total massive "
+    "real complete true major great long-time lifelong diehard die-hard hardcore proper serious "
+    "such so too".split())
 # "I don't really read mysteries anymore", "I've been really off anime lately"
 _NOT_ANYMORE_EN = re.compile(
     r"\bI\s+(?:do\s+not|don't|never)\s+(?:really\s+|even\s+)?(?:read|watch|play|eat|drink|listen\s+to|"
     r"do|use|go\s+to)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:anymore|any\s+more|these\s+days|now)\b|"
     r"\b(?:been|am|I'm)\s+(?:really\s+|kind\s+of\s+|a\s+bit\s+|totally\s+)?off\s+"
-    r"(?P<obj2>[\w' -]{2,30}?)"
+    r"(?!to\b|for\b|work\b|today\b|tomorrow\b|now\b|sick\b|duty\b|home\b)(?P<obj2>[\w' -]{2,30}?)"
     r"(?=\s+(?:lately|recently|these\s+days|now)\b|[,.;!?]|$)", re.I)
 # "it's only sci-fi for me now"
 _ONLY_NOW_EN = re.compile(

@@ -152,6 +152,8 @@ def products_en(text: str, found: Found) -> list[Hit]:
         if any(w in _PLACES_EN for w in words) or len(name) < 2:
             continue
         before, after = text[: m.start()], text[m.end():]
+        if sum(before.count(q) for q in '"“”') % 2:
+            continue  # inside a quoted title: "A Dance with Dragons"
         if _PERSON_AFTER.match(after) or after[:1] in _SECRET_GLUE:
             continue  # "Sunflower!Drift93": part of a password, not a name
         use = _USE_WORD_EN.search(before[-40:])
