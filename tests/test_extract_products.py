@@ -51,6 +51,8 @@ def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> Non
     "I would use Rust if I had more time.", "I'd rather not use Java.",  # not so
     "I left Microsoft in 2021.",                    # a year is no product
     "Unrelated, but I report to Aisha Okafor now.", "I chat with Sarah every day.",  # people
+    "I got Sarah a gift.", "I'm stuck with Dave on this project.",
+    "I live in Ashford with my kids.",              # a town the list does not know
     "我在Google工作。", "他用iPhone。", "我建议用Notion。", "如果用Figma会更快吗",
     "我的API密钥是sk-proj-Hq83LxT0vWb6ZpN2yKcR5mJe，帮我记一下。",
     "另外，我的菜谱应用现在所有数据都放在SQLite里。",  # the app's, not the speaker's

@@ -37,7 +37,7 @@ _USE_WORD_EN = re.compile(
     r"pay\s+for|paying\s+for|subscribe\s+to|subscribed\s+to|"
     r"put|rely\s+on|relies\s+on|"
     r"swear\s+by|all\s+in\s+on|switched\s+to|switching\s+to|moved\s+(?:over\s+)?to|stick\s+with|stuck\s+with|"
-    r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on|living\s+in|live\s+in)"
+    r"it\s+has\s+been|it\s+is\s+been|been\s+on|am\s+on)"
     r"|\b(?P<prep>on|in|into|with|via|through|to|onto|from))"
     r"\s+(?:(?:a|an|my|our|the|some)\s+)?(?:(?:little|tiny|old|new|trusty|cheap|spare|used|"
     r"second-hand|refurbished|self-hosted|battered|ancient|shiny)\s+)?$", re.I)
@@ -175,6 +175,10 @@ def products_en(text: str, found: Found) -> list[Hit]:
             continue
         if not (use or owned) or not _speaker_says(text, m.start()):
             continue
+        if use and re.match(r"(?i)got|bought|put|stick|stuck", use.group("plain") or "") and \
+                not re.search(r"(?i)\b(?:a|an|the|my|our)\s+(?:\S+\s+)?$", before) and \
+                not re.search(r"\d|[a-z][A-Z]", name) and not re.match(r"\s+on(?:to)?\b", after):
+            continue  # "I got Sarah a gift", "stuck with Dave": a person, not a thing
         if _NOT_SO_EN.search(text[_clause_start(text, m.start()): m.start()]):
             continue  # "I would use Rust", "I'd rather not use Java"
         clause = text[_clause_start(text, m.start()): m.end() + 40]
