@@ -177,7 +177,9 @@ def products_en(text: str, found: Found) -> list[Hit]:
             continue
         if use and re.match(r"(?i)got|bought|put|stick|stuck", use.group("plain") or "") and \
                 not re.search(r"(?i)\b(?:a|an|the|my|our)\s+(?:\S+\s+)?$", before) and \
-                not re.search(r"\d|[a-z][A-Z]", name) and not re.match(r"\s+on(?:to)?\b", after):
+                not re.search(r"\d|[a-z][A-Z]", name) and not (
+                    (use.group("plain") or "").lower() == "put"
+                    and re.match(r"\s+on(?:to)?\s+(?:it|my|the|our|a)\b", after)):
             continue  # "I got Sarah a gift", "stuck with Dave": a person, not a thing
         if _NOT_SO_EN.search(text[_clause_start(text, m.start()): m.start()]):
             continue  # "I would use Rust", "I'd rather not use Java"
