@@ -8,6 +8,14 @@ idioms are many but of two shapes: the thing first and a verdict after it ("X is
 the thing ("I'm hooked on X", "I live for X", 我偏爱X). Each finder returns ``like`` or
 ``dislike`` hits (confidence 0.8), added only where no rule has read the same thing. A
 verdict denied ("aren't my thing", "isn't for me") turns a like into a dislike.
+
+Changes said in everyday words belong here too: "I don't read mysteries anymore", "off anime
+lately", "used to be all about horror", and in Chinese (``in_passing_zh``) what a sentence
+says in passing besides a taste: a habit or an app given up (奶茶我已经彻底戒了, 抖音被我卸了,
+Keep会员退了), an app one scrolls (刷抖音), an employer (我们比亚迪的食堂, 去腾讯加班, 从美团跳到
+拼多多), a role (算是个骑手), a home (在上海租房, 深圳这边), an allergy told by a symptom, a pet
+named after its kind, a divorce that ends the one partner held. None of these is read where
+another person is the one the clause is about (``_theirs``).
 """
 
 from __future__ import annotations
