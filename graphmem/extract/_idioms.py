@@ -364,6 +364,12 @@ _NO_LONGER_ZH = re.compile(
 _LIVES_BY_ZH = re.compile(rf"在(?P<obj>{_HAN}{{2,6}}?)(?:租房|租了房|漂|定居|安家|买了房|买房)")
 
 
+# what each of the plain ones says: a taste, a taste or an app ended
+_SIMPLE_CHANGES_ZH = (("like", _FAN_ZH), ("stop_use", _MEMBERSHIP_ENDED_ZH),
+                      ("stop_like", _USED_TO_LOVE_ZH), ("stop_like", _NO_INTEREST_NOW_ZH),
+                      ("like", _ONLY_ZH))
+
+
 def _theirs(text: str, at: int) -> bool:
     """Whether what is said at ``at`` is someone else's: another person is named before it
     in its clause (他对围棋没兴趣了), and not the speaker after them."""
@@ -373,10 +379,11 @@ def _theirs(text: str, at: int) -> bool:
 
 
 def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
-    for m in _FAN_ZH.finditer(text):
-        if _theirs(text, m.start()):
-            continue
-        out.append(Hit("like", "self", m.group("obj"), confidence=0.8))
+    for kind, regex in _SIMPLE_CHANGES_ZH:
+        for m in regex.finditer(text):
+            obj = _TRIM_ZH.sub("", m.group("obj"))
+            if obj and not _theirs(text, m.start()):
+                out.append(Hit(kind, "self", obj, confidence=0.8))
     for m in _OVERTIME_ZH.finditer(text):
         if _theirs(text, m.start()):
             continue
@@ -389,22 +396,6 @@ def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
             text[: _DIVORCED_ZH.search(text).start()]):  # type: ignore[union-attr]
         for kin in ("wife", "husband", "partner", "spouse"):
             out.append(Hit("split", "self", CURRENT_OBJECT, kin, confidence=0.8))
-    for m in _MEMBERSHIP_ENDED_ZH.finditer(text):
-        if _theirs(text, m.start()):
-            continue
-        out.append(Hit("stop_use", "self", _TRIM_ZH.sub("", m.group("obj")), confidence=0.8))
-    for m in _USED_TO_LOVE_ZH.finditer(text):
-        if _theirs(text, m.start()):
-            continue
-        out.append(Hit("stop_like", "self", m.group("obj"), confidence=0.8))
-    for m in _NO_INTEREST_NOW_ZH.finditer(text):
-        if _theirs(text, m.start()):
-            continue
-        out.append(Hit("stop_like", "self", m.group("obj"), confidence=0.8))
-    for m in _ONLY_ZH.finditer(text):
-        if _theirs(text, m.start()):
-            continue
-        out.append(Hit("like", "self", m.group("obj"), confidence=0.8))
     for m in _NO_LONGER_ZH.finditer(text):
         if _theirs(text, m.start()):
             continue
