@@ -247,6 +247,7 @@ def test_a_divorce_said_without_a_name_ends_the_one_partner_held(service: object
     "Joined a travel club and, like I said, working on studies.",  # a filler "like"
     'Just finished "A Dance with Dragons" and loved it.',      # a title, no product
     "I'm a huge fan.", "I'm a fan too!",                        # a fan of nothing named
+    "Wow, Mel, family love and support is the best!",          # praise, not a taste
 ])
 def test_chat_turns_that_read_like_facts_but_are_not(text: str) -> None:
     assert {f for f in facts(text) if f[0] in ("likes", "uses")} == set()

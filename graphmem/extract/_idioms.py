@@ -43,9 +43,10 @@ _GOOD = (r"(?:my\s+(?:jam|thing|happy\s+place|guilty\s+pleasure|go-to|comfort\s+
          r"favou?rite(?:\s+thing)?|fave|weakness|obsession|passion|therapy|everything|religion|"
          r"comfort\s+\w+|"
          r"love\s+language|kind\s+of\s+thing|cup\s+of\s+tea|vibe|whole\s+personality)|"
-         r"right\s+up\s+my\s+(?:alley|street)|the\s+best(?:\s+thing\s+ever)?|life|heaven|bliss|"
-         r"the\s+highlight\s+of\s+my\s+(?:day|week|month|year)|a\s+joy|pure\s+joy|so\s+much\s+fun|"
-         r"the\s+dream|non-?negotiable\s+for\s+me)")
+         r"right\s+up\s+my\s+(?:alley|street)|the\s+best\s+thing\s+ever|"
+         r"the\s+highlight\s+of\s+my\s+(?:day|week|month|year)|non-?negotiable\s+for\s+me)")
+# (not "X is the best", "X is life", "so much fun": chat praise of what someone else did,
+# too common in conversation to be a taste of the speaker's)
 _BAD = (r"(?:my\s+(?:idea\s+of\s+hell|personal\s+hell|nightmare|pet\s+peeve|kryptonite)|"
         r"the\s+worst|torture|a\s+nightmare|a\s+(?:hard\s+)?(?:pass|no)\s+(?:for|from)\s+me|"
         r"a\s+hard\s+pass|overrated|a\s+chore|unbearable|a\s+deal-?breaker(?:\s+for\s+me)?|"
