@@ -481,8 +481,8 @@ _NOUN_ALLERGY_EN = re.compile(
     r"\s+(?:allergy|allergies|intolerance)\b", re.I)
 _SYMPTOM_ALLERGY_EN = re.compile(
     r"(?:^|(?<=[,;:])\s*|\banything\s+with\s+)(?:just\s+a\s+heads\s+up[^,]*,\s*)?"
-    r"(?P<obj>[a-z][a-z -]{1,25}?)\s+(?:sends?\s+me\s+to\s+(?:the\s+)?(?:ER|A&E|hospital|"
-    r"emergency)|"
+    r"(?P<obj>[a-z][a-z -]{1,25}?)\s+(?:sends?\s+me\s+to\s+(?:the\s+)?"
+    r"(?:ER|A&E|hospital|emergency)|"
     r"(?:has|have|gets?|got)\s+me\s+(?:sneezing|wheezing|itching|swelling|scratching|in\s+hives)|"
     r"makes?\s+(?:me|my\s+\w+)\s+(?:swell|itch|break\s+out|sneeze|wheeze|close\s+up))", re.I)
 _NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old", "own"})
