@@ -24,7 +24,7 @@ import re
 
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, PLACES, is_role_zh, lookup
 from graphmem.extract._personal import PET_ZH
-from graphmem.extract._text import Hit, clean_edges
+from graphmem.extract._text import Hit, already_named, clean_edges
 from graphmem.model import CURRENT_OBJECT
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -153,16 +153,6 @@ def _thing_en(raw: str, opens: bool = False) -> str:
     return obj
 
 
-def _said(found: Found, obj: str) -> bool:
-    low = obj.casefold()
-    for _, _, hits in found:
-        for h in hits:
-            s = h.obj.casefold()
-            if s and (low in s or s in low):
-                return True
-    return False
-
-
 def tastes_en(text: str, found: Found) -> list[Hit]:
     """``like`` / ``dislike`` hits for the idioms of an English sentence no rule has read."""
     out: list[Hit] = []
@@ -177,11 +167,11 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
                 continue  # "is not the worst" says little
             good = False  # "is not my thing"
         kind = "like" if good else "dislike"
-        if not _said(found, obj) and all(h.obj != obj for h in out):
+        if not already_named(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
     for m in _PERSON_OF_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
-        if obj and obj.lower() not in _NOT_PERSON_OF and not _said(found, obj):
+        if obj and obj.lower() not in _NOT_PERSON_OF and not already_named(found, obj):
             out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _NOT_ANYMORE_EN.finditer(text):
         obj = _thing_en(m.group("obj") or m.group("obj2"))
@@ -189,7 +179,7 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
             out.append(Hit("stop_like", "self", obj, confidence=0.8))
     for m in _ONLY_NOW_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
-        if obj and not _said(found, obj):
+        if obj and not already_named(found, obj):
             out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _USED_TO_BE_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
@@ -197,7 +187,7 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
             out.append(Hit("stop_like", "self", obj, confidence=0.8))
     for m in _ONLY_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
-        if obj and not _NOT_A_THING_EN.match(obj) and not _said(found, obj):
+        if obj and not _NOT_A_THING_EN.match(obj) and not already_named(found, obj):
             out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _SPEAKER_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
@@ -205,7 +195,7 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
                 len(obj.split()) > 5:
             continue
         kind = "like" if m.group("good") else "dislike"
-        if not _said(found, obj) and all(h.obj != obj for h in out):
+        if not already_named(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
     return out
 
@@ -268,7 +258,7 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
     out: list[Hit] = []
 
     def add(kind: str, obj: str) -> None:
-        if 1 < len(obj) <= 12 and not _NOT_A_THING_ZH.match(obj) and not _said(found, obj) \
+        if 1 < len(obj) <= 12 and not _NOT_A_THING_ZH.match(obj) and not already_named(found, obj) \
                 and all(h.obj != obj for h in out) and not re.search(r"[他她你]", obj):
             out.append(Hit(kind, "self", obj, confidence=0.8))
 
@@ -389,8 +379,9 @@ def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
                 and "works" not in kinds:
             out.append(Hit("works", "self", m.group("obj"), confidence=0.8))
             kinds.add("works")
-    if _DIVORCED_ZH.search(text) and "split" not in kinds and not _SOMEONE_ELSE_ZH.search(
-            text[: _DIVORCED_ZH.search(text).start()]):  # type: ignore[union-attr]
+    divorced = _DIVORCED_ZH.search(text)
+    if divorced and "split" not in kinds and not _SOMEONE_ELSE_ZH.search(
+            text[: divorced.start()]):
         for kin in ("wife", "husband", "partner", "spouse"):
             out.append(Hit("split", "self", CURRENT_OBJECT, kin, confidence=0.8))
     for m in _NO_LONGER_ZH.finditer(text):
@@ -450,7 +441,7 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
         for n in range(len(m.group("obj")), 1, -1):
             name = m.group("obj")[:n]
             if name in APPS_ZH or lookup(name) is not None:
-                if not _said(found, name) and not _said_hits(out, name):
+                if not already_named(found, name) and all(h.obj != name for h in out):
                     out.append(Hit("use", "self", name, confidence=0.8))
                 break
     for m in _COMPANY_HERE_ZH.finditer(text):
@@ -462,7 +453,7 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
             kinds.add("lives")
     for m in _ROUNDS_ZH.finditer(text):
         add_like = m.group("obj")
-        if not _said(found, add_like):
+        if not already_named(found, add_like):
             out.append(Hit("like", "self", add_like, confidence=0.8))
     for m in _OUR_WORK_ZH.finditer(text):
         org = m.group("obj")
@@ -476,7 +467,3 @@ def in_passing_zh(text: str, found: Found) -> list[Hit]:
         if "pet" not in kinds:
             out.append(Hit("pet", "self", m.group("name"), m.group("species"), confidence=0.8))
     return out
-
-
-def _said_hits(hits: list[Hit], obj: str) -> bool:
-    return any(h.obj == obj for h in hits)

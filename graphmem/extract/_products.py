@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from graphmem.extract._lexicon import APPS_ZH
-from graphmem.extract._text import Hit
+from graphmem.extract._text import Hit, already_named
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -126,17 +126,6 @@ def _speaker_says(text: str, upto: int) -> bool:
     return not before or before[-1].group("me") is not None
 
 
-def _taken(name: str, found: Found) -> bool:
-    low = name.casefold()
-    for _, _, hits in found:
-        for h in hits:
-            for said in (h.obj, h.obj2):
-                s = said.casefold()
-                if s and (low in s or s in low):
-                    return True
-    return False
-
-
 def products_en(text: str, found: Found) -> list[Hit]:
     """``use`` hits for the products of an English sentence no rule has read."""
     out: list[Hit] = []
@@ -163,13 +152,14 @@ def products_en(text: str, found: Found) -> list[Hit]:
             and not _PERSON_AFTER.match(after))  # "my iPhone 12", "my MacBook"
         if out and _LIST_ON.fullmatch(text[last_end: m.start()]):
             # "on a Kindle Scribe and a Boox Palma": the list goes on
-            if not _taken(name, found) and all(h.obj != name for h in out):
+            if not already_named(found, name, second_too=True) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
                 last_end = m.end()
             continue
         fan = re.search(r"(?i)\b(?:am|I'm|been|was)\s+(?:a|an)\s+$", before) and re.match(
             r"^\s+(?:guy|girl|person|user|man|woman|kid|household|family)\b", after)
-        if fan and not _taken(name, found):  # "Been a Windows guy my whole life"
+        # "Been a Windows guy my whole life"
+        if fan and not already_named(found, name, second_too=True):
             out.append(Hit("use", "self", name, confidence=0.7))
             last_end = m.end()
             continue
@@ -181,9 +171,10 @@ def products_en(text: str, found: Found) -> list[Hit]:
                     (use.group("plain") or "").lower() == "put"
                     and re.match(r"\s+on(?:to)?\s+(?:it|my|the|our|a)\b", after)):
             continue  # "I got Sarah a gift", "stuck with Dave": a person, not a thing
-        if _NOT_SO_EN.search(text[_clause_start(text, m.start()): m.start()]):
+        start = _clause_start(text, m.start())
+        if _NOT_SO_EN.search(text[start: m.start()]):
             continue  # "I would use Rust", "I'd rather not use Java"
-        clause = text[_clause_start(text, m.start()): m.end() + 40]
+        clause = text[start: m.end() + 40]
         if use and use.group("prep") and use.group("prep").lower() in ("to", "onto") and \
                 not _SEND_TO_EN.search(before):
             continue  # "I report to Aisha Okafor"
@@ -193,7 +184,7 @@ def products_en(text: str, found: Found) -> list[Hit]:
                 continue  # "we live in Leeds", "moved to Montreal"
             if not (_DOING_EN.search(clause) or re.search(r"\d|[a-z][A-Z]", name)):
                 continue  # "with Sarah", "in Bristol": nothing done with a product
-        if _taken(name, found) or any(h.obj == name for h in out):
+        if already_named(found, name, second_too=True) or any(h.obj == name for h in out):
             continue
         out.append(Hit("use", "self", name, confidence=0.7))
         last_end = m.end()
@@ -240,12 +231,6 @@ _GENERIC_ZH = re.compile(
     r"别的|其他|自己|一下|一样|多久|完了?|光了?|不了|得着|不着)")
 
 
-def _taken_zh(name: str, found: Found) -> bool:
-    low = name.casefold()
-    return any(low in h.obj.casefold() or (h.obj and h.obj.casefold() in low)
-               for _, _, hits in found for h in hits)
-
-
 _MY_OTHER_ZH = re.compile(r"我(?:的)?(?:爸|妈|哥|姐|弟|妹|老公|老婆|朋友|同事)")
 
 
@@ -282,20 +267,21 @@ def products_zh(text: str, found: Found) -> list[Hit]:
             if lower and not re.search(r"(?:里|"
                                        r"上)", after[:3]) and not before.rstrip().endswith("用"):
                 continue  # a lower-case word only right after 用 or before 里/上 (flomo)
-            if _taken_zh(name, found) or _taken_zh(m.group("name"), found) or \
+            if already_named(found, name) or already_named(found, m.group("name")) or \
                     any(h.obj == name for h in out):
                 continue
             out.append(Hit("use", "self", name, confidence=0.7))
         for m in _INTO_APP_ZH.finditer(clause):
             name = m.group("name")
-            if name in APPS_ZH and not _taken_zh(name, found) and all(h.obj != name for h in out):
+            if name in APPS_ZH and not already_named(found, name) \
+                    and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
         final = _USE_FINAL_ZH.search(clause)
         if final and not _GENERIC_ZH.match(final.group("name")):
             name = final.group("name")
             doing = _DOING_ZH.match(name)  # 用七牛云存图片: the app, then what it is for
             name = re.sub(r"[了啦呢吧的哈呀]+$", "", doing.group("name") if doing else name)
-            if not _taken_zh(name, found) and all(h.obj != name for h in out):
+            if not already_named(found, name) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
     return out
 

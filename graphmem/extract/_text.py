@@ -207,6 +207,21 @@ _CLAUSE_END = re.compile(r"[,;，；]")
 _NOW = re.compile(r"现在|如今|目前|\b(?:now|nowadays|these\s+days)\b", re.I)
 
 
+def already_named(found: list[tuple[int, int, list[Hit]]], name: str, *,
+                  second_too: bool = False) -> bool:
+    """Whether a hit of ``found`` names ``name``, in the same words or in more or fewer (one
+    inside the other, case ignored): a pass adds nothing a rule has read. ``second_too``: a
+    hit's second name (a switch's new value, a pet's species) counts as well."""
+    low = name.casefold()
+    for _, _, hits in found:
+        for h in hits:
+            for said in (h.obj, h.obj2) if second_too else (h.obj,):
+                s = said.casefold()
+                if s and (low in s or s in low):
+                    return True
+    return False
+
+
 def add_passes(text: str, found: list[tuple[int, int, list[Hit]]],
                passes: Iterable[Callable[[str, list[tuple[int, int, list[Hit]]]], list[Hit]]],
                ) -> None:
