@@ -327,8 +327,7 @@ class MemoryService:
                     # ("likes tea" ends "dislikes tea", never "dislikes green tea")
                     said_at = msg.occurred_at or p.occurred_at
                     unnamed = rel.stop and obj == CURRENT_OBJECT
-                    if unnamed or rel.stop and not exclusive \
-                            and n < len(said[p.id].relations):
+                    if unnamed or rel.stop and n < len(said[p.id].relations):
                         subj = entities.resolve(plan, rel.subject,
                                                 types.get(rel.subject, "thing"),
                                                 aliases.get(rel.subject))

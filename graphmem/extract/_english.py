@@ -45,12 +45,13 @@ from graphmem.extract._idioms import tastes_en
 from graphmem.extract._lexicon import is_role_en, lookup
 from graphmem.extract._personal import (
     find_en,
+    homes_in_passing_en,
     jobs_in_passing_en,
     kin_in_passing_en,
     pets_in_passing_en,
     plans_in_passing_en,
 )
-from graphmem.extract._products import products_en
+from graphmem.extract._products import owned_en, products_en
 from graphmem.extract._text import Hit, Rule, Spans, add_passes, attach_when, scan
 
 _CONTRACTIONS = [
@@ -689,6 +690,7 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     after = only_now(text, found_all) or new_value_after_stop(text, found_all, previous or [])
     if after:
         found_all.append((len(text), len(text), after))
-    add_passes(text, found_all, (kin_in_passing_en, pets_in_passing_en, jobs_in_passing_en,
-                                 plans_in_passing_en, products_en, tastes_en))
+    add_passes(text, found_all, (kin_in_passing_en, pets_in_passing_en, homes_in_passing_en,
+                                 jobs_in_passing_en,
+                                 plans_in_passing_en, products_en, owned_en, tastes_en))
     return attach_when(text, found_all, bool(_HEDGE.search(text)))

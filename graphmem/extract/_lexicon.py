@@ -319,6 +319,34 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "dark mode": ("dark theme", "深色模式", "暗色模式", "暗黑模式", "夜间模式", "深色主题"),
         "light mode": ("light theme", "浅色模式", "亮色模式", "浅色主题"),
     },
+    # one car and one meal-kit box at a time, as with phones. A car is mostly named by its
+    # make and model ("a silver 2015 Ford Fiesta"): see ``_MAKES`` below.
+    "car": {
+        "Tesla": (),
+        "Toyota Prius": ("Prius",),
+        "Toyota Corolla": ("Corolla",),
+        "Toyota Yaris": ("Yaris",),
+        "Toyota RAV4": ("RAV4",),
+        "Honda Civic": ("Civic",),
+        "Honda Jazz": (),
+        "Honda CR-V": ("CR-V",),
+        "Ford Fiesta": ("Fiesta",),
+        "Nissan Qashqai": ("Qashqai",),
+        "Tesla Model 3": ("Model 3",),
+        "Tesla Model Y": ("Model Y",),
+    },
+    "meal_kit": {
+        "HelloFresh": ("Hello Fresh",),
+        "Gousto": (),
+        "Blue Apron": (),
+        "Mindful Chef": (),
+        "Green Chef": (),
+        "Home Chef": (),
+        "Marley Spoon": (),
+        "EveryPlate": (),
+        "Dinnerly": (),
+        "SimplyCook": ("Simply Cook",),
+    },
     "drink": {
         "coffee": ("咖啡",),
         "tea": ("茶",),
@@ -389,8 +417,39 @@ def _build() -> dict[str, Term]:
 _TABLE = _build()
 
 
+# Car makes, matched as said (capitalised) at the start of a name: "Kia EV6", "a used
+# Volkswagen Golf", "2015 Ford Fiesta". Only makes whose name is no common word or first name.
+_MAKES = frozenset(
+    """Toyota Honda Ford Kia Hyundai Tesla Volkswagen VW BMW Audi Mercedes Mercedes-Benz Nissan
+    Mazda Subaru Volvo Skoda Škoda Peugeot Renault Citroen Citroën Fiat Vauxhall Opel Chevrolet
+    Chevy Lexus Porsche Mitsubishi Suzuki Dacia Cupra Polestar BYD Rivian Buick Cadillac Acura
+    Infiniti Saab Alfa Land Range Aston""".split()
+)
+_TWO_WORD_MAKES = frozenset({"Alfa Romeo", "Land Rover", "Range Rover", "Aston Martin"})
+# what may come before the make: "a silver 2015 Ford Fiesta", "our new electric Kia"
+_CAR_LEAD = re.compile(
+    r"^(?:(?:19|20)\d\d|'\d\d|new|used|old|second-hand|secondhand|electric|hybrid|little|"
+    r"silver|black|white|grey|gray|red|blue|green|yellow|orange|dark|light|bright|battered|"
+    r"trusty|leased|rented)$", re.I)
+
+
+def _car(text: str) -> Term | None:
+    """A car named by its make ("2015 Ford Fiesta" -> "Ford Fiesta"), else None."""
+    words = text.split()
+    while words and _CAR_LEAD.match(words[0]):
+        words.pop(0)
+    if not words or len(words) > 4:
+        return None
+    two = " ".join(words[:2])
+    if words[0] in _MAKES and (words[0] not in ("Alfa", "Land", "Range", "Aston")
+                                or two in _TWO_WORD_MAKES):
+        return Term(" ".join(words), "car")
+    return None
+
+
 def lookup(text: str) -> Term | None:
-    """The known term ``text`` names, trying a trailing generic noun and version off."""
+    """The known term ``text`` names, trying a trailing generic noun and version off, then a
+    car's make."""
     text = text.strip()
     if not text:
         return None
@@ -398,7 +457,7 @@ def lookup(text: str) -> Term | None:
         for key in _keys(candidate):
             if key in _TABLE:
                 return _TABLE[key]
-    return None
+    return _car(text)
 
 
 def canonicalize(text: str) -> tuple[str, Term | None]:

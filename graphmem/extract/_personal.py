@@ -90,8 +90,14 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         rf"\b(?:I|we)\s+(?:have\s+got|have|own|got|adopted|rescued|just\s+got|just\s+adopted|"
         rf"recently\s+adopted)\s+"
         rf"(?:{_COUNT})?(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
-        rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
+        rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b"
+        # "adopted a rescue rabbit, the shelter had named him Thumper"
+        rf"|[^.;!?]{{0,50}}?\b(?:named|called)\s+(?:him|her|it)\s+(?P<later>{_NAME_EN})\b)?",
         re.I)),
+    # "Our dog is called Biscuit", "my cat's name is Miso"
+    ("pet", re.compile(
+        rf"\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})(?:\s+is|\s+was|'s)\s+"
+        rf"(?:(?:called|named)|name\s+is)\s+(?P<names>{_NAMES_EN})\b", re.I)),
     # "Our rescue greyhound, Pippin, sleeps all day", "our old cat Smudge": named only
     ("pet", re.compile(
         rf"\b(?:my|our)\s+(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\s*,?\s+"
@@ -179,7 +185,7 @@ def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
         return [Hit("learned", "self", lesson)] if lesson else []
     if kind == "habit":
         return _habit(m, zh=False)
-    names = _names(gd.get("names") or gd.get("list"))
+    names = _names(gd.get("names") or gd.get("list") or gd.get("later"))
     if kind == "married":
         who = (gd.get("who") or "").lower()
         kin = "husband" if who in ("guy", "man", "husband") else \
@@ -488,6 +494,50 @@ _SYMPTOM_ALLERGY_EN = re.compile(
 _NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old", "own"})
 
 
+# --------------------------------------------------------------------------- a home said in
+# passing: "still unpacking boxes in the Cardiff flat", "our new place in Leeds has no
+# signal", "my flat in Lyon is tiny". Only the speaker's own home, now: not a holiday let, a
+# viewing, one for sale, an old one or someone else's.
+_HOME_WORD = r"(?:flat|apartment|house|home|place|condo|studio|bungalow|maisonette|terrace)"
+_HOME_IN_EN = re.compile(
+    rf"\b(?:my|our)\s+(?:(?:new|little|tiny|rented|cosy|cozy|own|first|shared|one-bed|"
+    rf"two-bed|three-bed)\s+)*{_HOME_WORD}\s+(?:here\s+)?in\s+(?P<place>{_NAME_EN})\b(?!['’]s)", re.I)
+_PLACE_HOME_EN = re.compile(
+    rf"\b(?:my|our|the)\s+(?:new\s+)?(?P<place>{_NAME_EN})\s+"
+    rf"(?:flat|apartment|house|condo|bungalow|maisonette)\b", re.I)
+_NOT_HOME_EN = re.compile(
+    r"\b(?:holiday|vacation|airbnb|hotel|hostel|trip|visit\w*|view\w*|looking\s+at|for\s+sale|"
+    r"sell\w*|sold|rent\w*\s+out|letting|old|former|previous|used\s+to|grew\s+up|parents|mum|"
+    r"mom|dad|sister|brother|friend\w*|neighbou?r|his|her|their|your|if|would|could|might|"
+    r"thinking|considering|dream|someday|one\s+day|want\w*|hope|hoping|buy\w*|offer|mortgage"
+    r"\s+on\s+a|weekend\s+away|staying|stayed|booked|book)\b|\w['’]s\s", re.I)
+
+
+def homes_in_passing_en(text: str, found: Found) -> list[Hit]:
+    """A ``lives`` hit for the place an English sentence names as the speaker's home in
+    passing, where no rule read a home (confidence 0.7)."""
+    if any(h.kind in ("lives", "move", "relocate", "stop_lives", "move_from")
+           for _, _, hits in found for h in hits) or _NOT_HOME_EN.search(text):
+        return []
+    m = _HOME_IN_EN.search(text) or _PLACE_HOME_EN.search(text)
+    if m is None or m.group("place").split()[0] in _NOT_NAMES or m.group("place") in _NOT_PLACES:
+        return []
+    return [Hit("lives", "self", m.group("place"), confidence=0.7)]
+
+
+_NOT_PLACES = frozenset(
+    """Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
+    May June July August September October November December Christmas Easter Victorian
+    Georgian Edwardian Tudor Airbnb""".split())
+
+
+_NAME_THE_PET_EN = re.compile(
+    rf"(?<![\w'])(?P<name>{_NAME_EN})\s+the\s+(?:[a-z]+\s+)?(?P<species>{_SPECIES})\b")
+_MINE_EN = re.compile(r"\b(?:my|our|we|I|me|us)\b", re.I)
+_THEIR_PET_EN = re.compile(
+    rf"(?:\w['’]s|\b(?:his|her|their|your))\s+(?:[a-z]+\s+){{0,2}}?{_SPECIES}\b", re.I)
+
+
 def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
     """``pet`` and ``allergy`` hits for the pets and allergies an English sentence names in
     passing."""
@@ -496,6 +546,16 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
     pets_said = any(h.kind in ("pet", "pet_gone") for _, _, hits in found for h in hits) \
         or any(h.kind == "pet" for h in out)
     if not _PET_GONE_EN.search(text) and not pets_said:
+        for m in _NAME_THE_PET_EN.finditer(text):  # "Clover the bunny chewed my charger"
+            if m.group("name").split()[0] in _NOT_NAMES or not _MINE_EN.search(text) \
+                    or _THEIR_PET_EN.search(text) \
+                    or any(m.group("name").casefold() in x for x in said):
+                continue  # "my neighbour's dog Rex the terrier", "Garfield the cat is my..."
+            species = m.group("species").lower()
+            out.append(Hit("pet", "self", m.group("name"), species.removesuffix("s")
+                           if species.endswith("s") and not species.endswith(("ss", "us"))
+                           else species, confidence=0.8))
+            break
         for m in _MY_PET_EN.finditer(text):
             species = re.sub(r"^(?:new|little|pet|baby|rescue|old|senior|young|cute|two|three)\s+",
                              "", m.group("species").lower())

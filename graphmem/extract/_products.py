@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._lexicon import APPS_ZH
+from graphmem.extract._lexicon import APPS_ZH, lookup
 from graphmem.extract._text import Hit, already_named
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -188,6 +188,70 @@ def products_en(text: str, found: Found) -> list[Hit]:
             continue
         out.append(Hit("use", "self", name, confidence=0.7))
         last_end = m.end()
+    return out
+
+
+# --------------------------------------------------------------------------- owned things
+
+# Kinds one has one of at a time (a new one replaces the old): named in passing, with no
+# word of use, they still say which one the speaker has now: "Charging the Kia EV6 overnight
+# costs a fraction of what petrol did", "This week's Gousto box had a katsu the kids
+# finished", "the new Kobo arrived".
+ONE_AT_A_TIME = frozenset({"car", "phone", "laptop", "e_reader", "smartwatch", "meal_kit"})
+_OWN_BEFORE_EN = re.compile(
+    r"(?:\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}"
+    r"|\b(?:this|last|next)\s+(?:week|month)'s\s+"
+    r"|\b(?:drive|drives|drove|driving|charg\w*|park\w*|servic\w*|insur\w*|wash\w*|"
+    r"lease\w*|leasing|financ\w*|picked\s+up|collected|got|bought|ordered|order|shares?|sharing|"
+    r"unboxed|unboxing|set\s+up|setting\s+up|upgraded\s+to|switched\s+to)"
+    r"\s+(?:(?:a|an|the|my|our)\s+)?(?:[\w'-]+\s+){0,3})$", re.I)
+_OWN_AFTER_EN = re.compile(
+    r"^(?:'s|’s)?\s+(?:arrived|came|turned\s+up|got\s+delivered|was\s+delivered|"
+    r"is\s+charging|box|boxes|delivery|order|battery|charger)\b", re.I)
+# someone else's, or not had: "my sister's Kia", "a Tesla overtook me", "cheaper than a
+# Prius", "test-drove a Kia", "instead of the Fiesta", "the hire car, a Fiat"
+_NOT_OWN_EN = re.compile(
+    r"\b(?:than|like|vs\.?|versus|instead\s+of|test[- ]?dr\w*|hire\w*|rent\w*|borrow\w*|"
+    r"loan\w*|courtesy|taxi|uber|his|her|their|your|'s|’s|sold|selling|trade\w*\s+in|"
+    r"traded|ditch\w*|got\s+rid|scrap\w*|old|former|previous|used\s+to)\s+"
+    r"(?:(?:a|an|the|my|our)\s+)?(?:[\w'-]+\s+){0,3}$", re.I)
+_THIS_WEEKS = re.compile(r"\b(?:this|last|next)\s+(?:week|month)['’]s\s+$", re.I)
+
+
+def owned_en(text: str, found: Found) -> list[Hit]:
+    """``use`` hits for the car, phone, laptop, e-reader, watch or meal-kit box an English
+    sentence names as the speaker's with no word of use ("Charging the Kia EV6 overnight"),
+    where no rule read it: each of those kinds is held one at a time, so it is the one the
+    speaker has now."""
+    out: list[Hit] = []
+    for m in _PRODUCT_EN.finditer(text):
+        name = m.group("name").strip(".-")
+        words = name.split()
+        at = m.start()
+        while words and words[0] in _NOT_PRODUCT_EN:  # "My Garmin says..."
+            at = text.index(words[1], at + len(words[0])) if len(words) > 1 else m.end()
+            words.pop(0)
+        while words and words[-1] in _NOT_PRODUCT_EN:
+            words.pop()
+        if not words:
+            continue
+        term = lookup(" ".join(words))
+        if term is None or term.domain not in ONE_AT_A_TIME:
+            continue
+        before, after = text[:at], text[m.end():]
+        start = _clause_start(text, at)
+        if not (_OWN_BEFORE_EN.search(before[-60:]) or _OWN_AFTER_EN.match(after)):
+            continue
+        if (_NOT_OWN_EN.search(before[-60:]) and not _THIS_WEEKS.search(before)) \
+                or _NOT_SO_EN.search(text[start:at]) or not _speaker_says(text, at):
+            continue
+        if sum(before.count(q) for q in '"“”') % 2 or _PERSON_AFTER.match(after):
+            continue
+        obj = term.canonical
+        if already_named(found, obj, second_too=True) or already_named(
+                found, " ".join(words), second_too=True) or any(h.obj == obj for h in out):
+            continue
+        out.append(Hit("use", "self", obj, confidence=0.7))
     return out
 
 
