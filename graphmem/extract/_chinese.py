@@ -256,6 +256,11 @@ RULES: list[Rule] = [
           r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
     _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
+    # 来厦门一个月了, 到杭州快一年了: come to a town some months ago and still there (not a trip:
+    # see _TRIP below)
+    _rule("move", r"(?:^|(?<=[，,：:（(我们]))(?:已经|都)?(?:来|到)(?P<obj>" + _NZ + r"{2,6}?)"
+          r"(?=(?:已经|快|才|有|差不多|将近)*[一二两三四五六七八九十几半\d]+个?多?(?:月|年)多?了)",
+          self_only=True, extra={"check": "place", "not": "trip"}),
     _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转到|转向|迁移到|迁到|改为)了?"
           + _O),
     _rule("dislike", r"(?:讨厌|厌恶|受不了|反感|烦透了|烦死了?)" + _O),
@@ -421,6 +426,12 @@ def _activity(text: str) -> str:
     return text[m.end() :] if m else text
 
 
+_TRIP = re.compile(r"出差|旅游|旅行|玩|度假|开会|培训|探亲|看病|住院|交流|访学|借调|实习|回来|回去|"
+                   r"假期|放假|过年|回家")
+# how long one has been there, said after the place: 半年了, 快一年了, 三个多月了
+_FOR_A_WHILE = re.compile(
+    r"(?:已经|快|才|有|差不多|将近)*(?:[一二两三四五六七八九十几半\d]+)(?:个)?(?:多)?"
+    r"(?:月|年|周|星期|礼拜|天)(?:多)?(?:了)?$")
 _PLACE_CUT = re.compile(r"(?:以后|之后|后)(?=[，,]?(?:加入|入职|进了|进入|开始|在|就))")
 _FUTURE = re.compile(
     r"下周|下个?月|下星期|明天|后天|明年|周末|今晚|过几天|月底|年底|国庆|春节|暑假|寒假"
@@ -437,6 +448,7 @@ def _objects(raw: str, kind: str) -> tuple[list[str], int]:
     if kind in ("lives", "move", "works", "stop_works"):
         place = cut_at_words(_PLACE_CUT, body)
         body = body[: place.start()] if place else body
+        body = _FOR_A_WHILE.sub("", body)  # 搬来成都半年了: the town, not 成都半年
     parts = (split_at_words(_LIST, body, _NO_ITEM) if kind not in ("plan", "goal", "failed")
              else [body])
     items = [_item(p, kind) for p in parts]
@@ -536,6 +548,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                  if i in COMPANIES_ZH or (_ORG_SUFFIX.search(i) and len(i) > 2)]
     if check == "place":
         items = [i for i in items if is_place_zh(i)]
+    if rule.extra.get("not") == "trip" and _TRIP.search(text):
+        return [], 0  # 来北京出差一个月了: away, not moved
     if check == "min2":  # 只吃素 is a diet, not a taste for 素
         items = [i for i in items if len(i) >= 2 or lookup(i) is not None]
     if check == "future" and not _FUTURE.search(text[: m.start()]):

@@ -501,7 +501,8 @@ _NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old"
 _HOME_WORD = r"(?:flat|apartment|house|home|place|condo|studio|bungalow|maisonette|terrace)"
 _HOME_IN_EN = re.compile(
     rf"\b(?:my|our)\s+(?:(?:new|little|tiny|rented|cosy|cozy|own|first|shared|one-bed|"
-    rf"two-bed|three-bed)\s+)*{_HOME_WORD}\s+(?:here\s+)?in\s+(?P<place>{_NAME_EN})\b(?!['’]s)", re.I)
+    rf"two-bed|three-bed)\s+)*{_HOME_WORD}\s+(?:here\s+)?in\s+(?P<place>{_NAME_EN})\b"
+    rf"(?!['’]s)", re.I)
 _PLACE_HOME_EN = re.compile(
     rf"\b(?:my|our|the)\s+(?:new\s+)?(?P<place>{_NAME_EN})\s+"
     rf"(?:flat|apartment|house|condo|bungalow|maisonette)\b", re.I)

@@ -202,7 +202,8 @@ _OWN_BEFORE_EN = re.compile(
     r"(?:\b(?:my|our)\s+(?:[\w'-]+\s+){0,3}"
     r"|\b(?:this|last|next)\s+(?:week|month)'s\s+"
     r"|\b(?:drive|drives|drove|driving|charg\w*|park\w*|servic\w*|insur\w*|wash\w*|"
-    r"lease\w*|leasing|financ\w*|picked\s+up|collected|got|bought|ordered|order|shares?|sharing|"
+    r"lease\w*|leasing|financ\w*|top(?:ping|ped)?\s+up|fill(?:ing|ed)?\s+up|picked\s+up|"
+    r"collected|got|bought|ordered|order|shares?|sharing|"
     r"unboxed|unboxing|set\s+up|setting\s+up|upgraded\s+to|switched\s+to)"
     r"\s+(?:(?:a|an|the|my|our)\s+)?(?:[\w'-]+\s+){0,3})$", re.I)
 _OWN_AFTER_EN = re.compile(
