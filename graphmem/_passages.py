@@ -50,6 +50,20 @@ _REQUEST = re.compile(
     r"^\W*(?:(?:can|could|would|will) you|please|give me|tell me|show me|help me|let me know|"
     r"let's)\b|^\s*(?:请|帮我|给我|能不能|能否|麻烦|你能)", re.I)
 
+_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u)\b|你|您", re.I)
+# a sentence that sets the assistant a task, said as an order: "Explain the difference...",
+# "Suggest a name...", 推荐三道素菜, 用通俗的话讲讲...
+_TASK = re.compile(
+    r"^\W*(?:(?:also|now|then|anyway|and|so|ok|okay|first|quick(?:ly)?)[\s,]+)*"
+    r"(?:explain|write|rewrite|suggest|recommend|give|help|tell|show|list|summari[sz]e|draft|"
+    r"compare|find|make|create|plan|translate|describe|outline|brainstorm|generate|check|fix|"
+    r"review|proofread|edit|convert|calculate|name|teach|walk|remind|set|book|add|remove|"
+    r"share|send|sort|organi[sz]e|format|design|come\s+up|think\s+of|put\s+together|"
+    r"break\s+down|go\s+through|look\s+up|pick|choose|estimate|define|rank|rate|turn|"
+    r"simplify|shorten|expand|polish|improve|correct|answer|read|draw|compose|prepare)\b"
+    r"|^\W*(?:(?:言归正传|另外|还有|对了|顺便|那么|所以|然后|好了|好吧|总之)[，,\s]*)?(?:推荐|讲讲|讲一下|说说|说一下|解释|介绍|列出|列一下|写|翻译|总结|比较|分析|整理|生成|算一下|"
+    r"查一下|看看|看一下|想想|想一个|起个|起一个|出个|出一个|设计|规划|安排|润色|改写|改一下|"
+    r"用通俗|用简单|用一句话)", re.I)
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[^\s\u3400-\u4dbf\u4e00-\u9fff"
                    r"\uf900-\ufaff]+")
 # a sentence ends after . ! ? (then space; a closing bracket or quote may follow them; not
@@ -106,6 +120,19 @@ def _pieces(text: str, span: Span) -> list[Span]:
     return out
 
 
+def _stated(said: str, short: bool) -> bool:
+    """Whether a sentence states something of the speaker's: in the first person, or, in a
+    ``short`` message (one that fits one vector: a chat line, not a pasted document), with
+    the "I" left out as chat does ("Caught the 8:10 ferry to the office this morning",
+    来厦门一个月了) -- then neither telling the assistant to do something nor speaking to or
+    of "you". Never a question or a request."""
+    if _QUESTION.search(said) or _REQUEST.search(said):
+        return False
+    if _FIRST_PERSON.search(said):
+        return True
+    return short and not _YOU.search(said) and not _TASK.search(said)
+
+
 def statements(text: str) -> list[Span]:
     """The sentences of ``text`` in which the user states something about themself (module
     docstring); none when ``text`` is one sentence (its own vector is that sentence)."""
@@ -113,11 +140,11 @@ def statements(text: str) -> list[Span]:
     if len(sentences) < 2:
         return []
     out: list[Span] = []
+    short = not needs_passages(text)
     for s in sentences:
         said = text[s.start:s.end]
         n = units(said)
-        if n < MIN_STATEMENT_UNITS or n > MAX_UNITS or not _FIRST_PERSON.search(said) \
-                or _QUESTION.search(said) or _REQUEST.search(said):
+        if n < MIN_STATEMENT_UNITS or n > MAX_UNITS or not _stated(said, short):
             continue
         out.append(s)
         if len(out) == MAX_STATEMENTS:

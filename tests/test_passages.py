@@ -88,10 +88,21 @@ def test_statements_said_in_passing_are_passages_of_their_own() -> None:
             "Could you keep it short? Please make it friendly. We moved to Utrecht in May. "
             "I ok. Here is the draft.")
     said = [text[s.start:s.end] for s in statements(text)]
-    # first-person statements only: not the questions, the requests, a too-short one, or
-    # sentences about someone else
-    assert said == ["Unrelated, but after the reorg Lena Vogel took over as my manager.",
+    # statements only: not the questions, the requests or a too-short one
+    assert said == ["A client project is going sideways.",
+                    "Unrelated, but after the reorg Lena Vogel took over as my manager.",
                     "We moved to Utrecht in May."]
+    # a statement with the "I" left out is the speaker's too; an order to the assistant,
+    # or a sentence to or of "you", is not
+    chat = ("Caught the 8:40 tram to the office again this morning. Explain how DNS works in "
+            "simple terms. Your last answer about routers was great. Now, suggest a few "
+            "podcasts about cities.")
+    assert [chat[s.start:s.end] for s in statements(chat)] == [
+        "Caught the 8:40 tram to the office again this morning."]
+    zh_chat = ("补充一下背景：来苏州两年了，每天骑车上班。"
+               "言归正传，推荐几本讲城市规划的书。你觉得呢？")
+    assert [zh_chat[s.start:s.end] for s in statements(zh_chat)] == [
+        "补充一下背景：来苏州两年了，每天骑车上班。"]
     assert statements("I moved to Utrecht in May.") == []  # one sentence: its own vector
     # a side note in brackets or a quote ends its sentence before the next one
     noted = ("Please look over my email. (Side note: my manager, Priya Raman, reads it "
@@ -168,10 +179,12 @@ def test_a_fact_deep_in_a_long_episode_is_found_by_its_passage(
         # the whole episode is still one memory with one source
         assert len([i for i in items if i["id"] == eid]) == 1
         # another user sees neither the episode nor its passages
-        _add(api, other, "o-1", "Nothing about lockers here, only " + FILLER)
+        oid = _add(api, other, "o-1", "Nothing about lockers here, only " + FILLER)
         assert all(i["id"] != eid for i in _recall(api, other))
     vec = HashingEmbedder(DIM).embed_one(FACT)
-    assert store.vector_search(PASSAGE, other, vec, 50) == []
+    # the other user's passages are of their own episode only (its two statements)
+    theirs = store.vector_search(PASSAGE, other, vec, 50)
+    assert {p[0] for h in theirs if (p := parse_id(h.id)) is not None} == {oid}
     mine = store.vector_search(PASSAGE, user, vec, 50)
     assert mine and {parse_id(h.id)[0] for h in mine if parse_id(h.id)} == {  # type: ignore[index]
         eid, _episode_id_of(mine, eid)}
