@@ -1,8 +1,9 @@
 """An ending said with a shorter or longer name than the fact it ends.
 
 "I do all my writing in Microsoft Word" and later "I've ditched Word": the stop claim names
-"Word", the current fact "Microsoft Word". Without help the stop lands in a slot of its own
-and the old fact stays current. Before a non-exclusive stop is written, the user's current
+"Word", the current fact "Microsoft Word"; "I sold the Mazda" after "I drive a Mazda CX-5".
+Without help the stop lands in a slot of its own (or ends nothing in its exclusive slot)
+and the old fact stays current. Before a stop the user said is written, the user's current
 facts with the same subject and predicate are read; when exactly one of them names the
 stopped thing in other words — one name's words are a run of the other's ("Word" in
 "Microsoft Word", "gaming" in "video games": compared by stem), or for Chinese one name

@@ -13,10 +13,9 @@ import pytest
 from graphmem.extract import Message
 from graphmem.extract._lexicon import canonicalize
 from graphmem.extract.rules import RuleExtractor
-from graphmem.inputs import EpisodeIn
-from graphmem.service import MemoryService
 
 from .api_support import make_service
+from .test_extract_endings import _now, _tell
 
 AT = datetime(2025, 6, 15, 10, 0, tzinfo=UTC)
 
@@ -126,16 +125,6 @@ def test_no_chinese_home_for_a_trip_or_someone_else(text: str) -> None:
 ])
 def test_no_home_that_is_not_the_speakers_now(text: str) -> None:
     assert not {f for f in facts(text) if f[0] == "lives_in"}
-
-
-def _tell(service: MemoryService, user: str, texts: list[str]) -> None:
-    for n, text in enumerate(texts):
-        service.add_episode(EpisodeIn(user_id=user, content=text, role="user",
-                                      occurred_at=datetime(2025, 1 + 5 * n, 10, tzinfo=UTC)))
-
-
-def _now(service: MemoryService, user: str) -> set[tuple[str, str]]:
-    return {(r.predicate, r.object) for r in service.relations(user)}
 
 
 CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
