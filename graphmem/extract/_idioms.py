@@ -24,7 +24,7 @@ import re
 
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, PLACES, is_role_zh, lookup
 from graphmem.extract._personal import PET_ZH
-from graphmem.extract._text import Hit, already_named, clean_edges
+from graphmem.extract._text import Hit, already_named, clean_edges, someone_else_zh
 from graphmem.model import CURRENT_OBJECT
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -240,8 +240,7 @@ _TIRED_ZH = re.compile(rf"(?:^|"
                        rf"(?:听|用|玩|吃|喝|看)腻了")
 _JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯一的)(?:快乐|乐趣|事|事情|爱好)"
                      rf"(?:就|大概|应该)?是(?P<obj>{_HAN}{{2,14}})")
-_SOMEONE_ELSE_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|儿子|女儿|孩子|老公|老婆|爸|妈|"
-                              r"哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|男朋友|女朋友")
+_SOMEONE_ELSE_ZH = someone_else_zh(kin=True)
 _NOT_A_THING_ZH = re.compile(r"^(?:我|你|他|她|它|这|那|这个|那个|什么|人|东西|事|天|今天|明天|"
                              r"昨天|工作|上班|生活|真的|就|也|都|还|是)$")
 _TRIM_ZH = re.compile(r"^(?:的|了|着|在|去|就|都|也|还|是|对|把)+|(?:的|了|呢|吧|啊|呀|哈+|"

@@ -20,7 +20,7 @@ import re
 
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._lexicon import is_role_en
-from graphmem.extract._text import Hit, clean_edges, split_at_words
+from graphmem.extract._text import Hit, clean_edges, someone_else_zh, split_at_words
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -466,7 +466,7 @@ def kin_in_passing_zh(text: str, found: Found) -> list[Hit]:
 
 
 _FULL_KIN_ZH = {"妈": "妈妈", "爸": "爸爸", "姐": "姐姐", "哥": "哥哥", "弟": "弟弟", "妹": "妹妹"}
-_OTHER_ONES_ZH = re.compile(r"他|她|朋友|同事|邻居|同学|室友|老板|领导")
+_OTHER_ONES_ZH = someone_else_zh(kin=False)
 
 
 # --------------------------------------------------------------------------- English said in

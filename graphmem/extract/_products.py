@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from graphmem.extract._lexicon import APPS_ZH, lookup
-from graphmem.extract._text import Hit, already_named
+from graphmem.extract._text import Hit, already_named, someone_else_zh
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -271,8 +271,7 @@ _USE_ZH = re.compile(
 _PRODUCT_AFTER_ZH = re.compile(
     r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|token|Token)")
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
-_OTHER_ZH = re.compile(r"你|您|他|她|他们|她们|朋友|同事|老板|领导|室友|邻居|同学|老公|老婆|"
-                       r"男朋友|女朋友|爸|妈|哥|姐|弟|妹|儿子|女儿|大家|别人")
+_OTHER_ZH = someone_else_zh(kin=True, you=True)
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
 # A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
 _USE_FINAL_ZH = re.compile(

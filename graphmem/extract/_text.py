@@ -203,6 +203,21 @@ def split_at_words(regex: re.Pattern[str], text: str,
     return [*parts, text[last:]]
 
 
+# Someone other than the speaker in a Chinese clause, for the passes that must not take their
+# facts for the speaker's: people around one, and (``kin``) relatives, and (``you``) the one
+# spoken to and people at large.
+_PEOPLE_ZH = "他|她|朋友|同事|邻居|同学|室友|老板|领导"
+_RELATIVES_ZH = ("儿子|女儿|孩子|老公|老婆|爸|妈|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|"
+                 "男朋友|女朋友")
+
+
+def someone_else_zh(*, kin: bool, you: bool = False) -> re.Pattern[str]:
+    """A pattern for someone other than the speaker in Chinese text (see above)."""
+    return re.compile("|".join(
+        [*(["你|您"] if you else []), _PEOPLE_ZH, *([_RELATIVES_ZH] if kin else []),
+         *(["大家|别人"] if you else [])]))
+
+
 _CLAUSE_END = re.compile(r"[,;，；]")
 _NOW = re.compile(r"现在|如今|目前|\b(?:now|nowadays|these\s+days)\b", re.I)
 
