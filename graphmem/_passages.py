@@ -204,10 +204,14 @@ def parse_id(pid: str) -> tuple[str, Span] | None:
 
 
 def passage_writes(embed: Callable[[list[str]], list[list[float]]], model_id: str,
-                   episodes: list[tuple[str, str, str]]) -> dict[str, list[NodeWrite]]:
+                   episodes: list[tuple[str, str, str]],
+                   wanted: Callable[[str], bool] | None = None) -> dict[str, list[NodeWrite]]:
     """The passage nodes of each episode, embedded: ``episodes`` are (id, userId,
-    content); a one-sentence episode that fits one vector gets none."""
-    found = {eid: (user, content, spans(content)) for eid, user, content in episodes}
+    content); a one-sentence episode that fits one vector gets none. ``wanted``: only the
+    passages whose id it accepts (the ones a stored episode lacks)."""
+    found = {eid: (user, content, [s for s in spans(content)
+                                   if wanted is None or wanted(passage_id(eid, s))])
+             for eid, user, content in episodes}
     texts = [content[s.start:s.end] for _, content, ss in found.values() for s in ss]
     vectors = iter(embed(texts) if texts else [])
     out: dict[str, list[NodeWrite]] = {}

@@ -20,6 +20,14 @@ search only finds what the new model embedded. This makes every stored vector ag
   all users and are not changed here (``Neo4jStore.rebuild_vector_index`` says what to do).
 
 ``dry_run`` counts, per user and label, the nodes that would be embedded again.
+
+``add_passages`` (``graphmem reembed --passages``) writes the passages the current rules
+make (``graphmem._passages.spans``) that a stored episode lacks: episodes written before a
+rule was added (statements with the "I" left out, for one), imported ones (an import
+writes one vector per episode) or written with ``GRAPHMEM_PASSAGES=false``. Episodes are
+read ``batch`` at a time; the missing passages of one batch are embedded and written as
+one plan, all or nothing. A passage already stored is never written again, so a second run
+writes nothing and a run cut short is resumed by running it again.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphmem._passages import parse_id
+from graphmem._passages import parse_id, passage_id, passage_writes, spans
 from graphmem.embed import Embedder, engine
 from graphmem.errors import GraphMemError
 from graphmem.store.base import Row, Store, WritePlan
@@ -136,3 +144,56 @@ def _texts(store: Store, user: str, label: str, rows: list[Row]) -> list[str]:
     episodes = {e["id"]: str(e.get("content") or "") for e in store.nodes(
         "Episode", user, sorted({s[0] for s in spans if s}))}
     return [episodes.get(s[0], "")[s[1].start:s[1].end] if s else "" for s in spans]
+
+
+@dataclass(slots=True)
+class PassageReport:
+    model: str
+    dry_run: bool
+    #: user -> passages written (dry run: that would be)
+    added: dict[str, int] = field(default_factory=dict)
+    #: user -> episodes that lacked one or more
+    episodes: dict[str, int] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        verb = "would add" if self.dry_run else "added"
+        total = sum(self.added.values())
+        lines = [f"{verb} {total} passages to {sum(self.episodes.values())} episodes "
+                 f"with {self.model}"]
+        lines += [f"  {user}: {n} passages, {self.episodes[user]} episodes"
+                  for user, n in sorted(self.added.items()) if n]
+        return "\n".join(lines)
+
+
+def add_passages(store: Store, embedder: Embedder, user_ids: list[str], *, batch: int = 200,
+                 dry_run: bool = False,
+                 progress: Callable[[str], None] | None = None) -> PassageReport:
+    """Write, for every episode of ``user_ids``, the passages it lacks (module docstring)."""
+    if batch < 1:
+        raise GraphMemError("batch must be at least 1")
+    report = PassageReport(model=embedder.model_id, dry_run=dry_run)
+    for user in user_ids:
+        report.added[user] = report.episodes[user] = 0
+        skip = 0
+        while rows := store.export_nodes("Episode", user, skip, batch):
+            skip += len(rows)
+            contents = {str(r["id"]): str(r.get("content") or "") for r in rows}
+            wanted = {passage_id(eid, s): eid for eid, text in contents.items()
+                      for s in spans(text)}
+            have = {str(r["id"]) for r in store.nodes(PASSAGE, user, sorted(wanted))} \
+                if wanted else set()
+            missing = set(wanted) - have
+            lacking = sorted({wanted[pid] for pid in missing})
+            if missing and not dry_run:
+                writes = passage_writes(embedder.embed, embedder.model_id,
+                                        [(eid, user, contents[eid]) for eid in lacking],
+                                        wanted=missing.__contains__)
+                plan = WritePlan(user_id=user, at=int(time.time() * 1000))
+                plan.passages.extend(w for eid in lacking for w in writes.get(eid, []))
+                store.apply(plan)
+            report.added[user] += len(missing)
+            report.episodes[user] += len(lacking)
+            if progress and missing:
+                progress(f"{user}: {report.added[user]} passages added to "
+                         f"{report.episodes[user]} episodes ({skip} episodes read)")
+    return report

@@ -296,13 +296,15 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_reembed(args: argparse.Namespace) -> int:
-    from graphmem._reembed import reembed
+    from graphmem._reembed import add_passages, reembed
     from graphmem.bootstrap import build_embedder_from
     from graphmem.store.factory import build_store
 
     settings = settings_from(args)
     if args.model is not None:
         settings = settings.model_copy(update={"embedder": args.model})
+    if args.passages and not settings.passages:
+        raise GraphMemError("--passages: passages are off (GRAPHMEM_PASSAGES=false)")
     embedder = build_embedder_from(settings.model_copy(update={"embedding_cache": 0}))
     store = build_store(settings)
     store.open()
@@ -314,9 +316,14 @@ def cmd_reembed(args: argparse.Namespace) -> int:
         users = args.user or store.user_ids()  # type: ignore[attr-defined]
         report = reembed(store, embedder, users, batch=args.batch, dry_run=args.dry_run,
                          progress=None if args.dry_run else progress)
+        added = add_passages(store, embedder, users, batch=args.batch, dry_run=args.dry_run,
+                             progress=None if args.dry_run else progress) \
+            if args.passages else None
     finally:
         store.close()
     print(report.describe())
+    if added is not None:
+        print(added.describe())
     return 0
 
 
@@ -607,7 +614,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the embedder to re-embed with (default GRAPHMEM_EMBEDDER)")
     p.add_argument("--batch", type=int, default=200, help="nodes per transaction (200)")
     p.add_argument("--dry-run", action="store_true",
-                   help="only count the nodes that would be re-embedded")
+                   help="only count the nodes that would be re-embedded (and, with "
+                        "--passages, the passages that would be added)")
+    p.add_argument("--passages", action="store_true",
+                   help="also write the passages this version makes that stored episodes "
+                        "lack (a store written by an earlier version, imported, or with "
+                        "GRAPHMEM_PASSAGES=false); a second run adds nothing")
     _store_options(p)
     p.set_defaults(func=cmd_reembed)
 

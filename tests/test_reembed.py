@@ -6,18 +6,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from graphmem._reembed import reembed
+from graphmem._reembed import add_passages, reembed
 from graphmem.bootstrap import build_service
 from graphmem.cli import main
 from graphmem.embed import HashingEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
+from graphmem.store.queries import PASSAGE
 from graphmem.transfer import LABELS
 
+from .api_support import make_service
 from .conftest import DIM
 
 USER = "ana"
@@ -215,3 +218,72 @@ def test_reembed_through_the_plan_on_both_stores(service: MemoryService, user: s
     hit = service.recall(RecallIn(user_id=user, query="green tea", limit=2))
     assert "green tea" in hit.items[0].text
     assert reembed(service.store, _Renamed(), [user]).count == 0
+
+
+CHAT = [  # what a store written without (or before) these passages lacks
+    "Quick question first. Caught the 8:40 tram to the office again this morning. "
+    "Anyway, suggest a few podcasts about cities.",
+    "Some context: the greenhouse on the allotment finally has tomatoes. Now, explain "
+    "how compost works.",
+    "Just one line, nothing to cut.",
+]
+
+
+def _passage_ids(service: MemoryService, user: str) -> set[str]:
+    return {str(r["id"]) for r in service.store.export_nodes(PASSAGE, user, 0, 1000)}
+
+
+def test_add_passages_writes_only_what_episodes_lack_on_both_stores(store: Any,
+                                                                    user: str) -> None:
+    old = make_service(store, passages=False)
+    other = f"{user}-other"
+    for who in (user, other):
+        old.add_episodes([EpisodeIn(user_id=who, occurred_at="2025-03-01T10:00:00Z",
+                                    content=text, role="user", source_ref=f"m{i}")
+                          for i, text in enumerate(CHAT)])
+    assert not _passage_ids(old, user)  # written without passages
+    embedder = HashingEmbedder(DIM)
+    dry = add_passages(old.store, embedder, [user], dry_run=True)
+    assert dry.added[user] >= 2 and dry.episodes[user] == 2 and not _passage_ids(old, user)
+    report = add_passages(old.store, embedder, [user], batch=1)
+    assert report.added == dry.added and report.episodes == dry.episodes
+    # the passages a fresh write makes, with their spans and the model named
+    fresh = make_service(store)
+    fresh.add_episodes([EpisodeIn(user_id=f"{user}-new", occurred_at="2025-03-01T10:00:00Z",
+                                  content=text, role="user", source_ref=f"m{i}")
+                        for i, text in enumerate(CHAT)])
+
+    def spans_of(who: str) -> set[str]:
+        return {pid.split("#")[1] for pid in _passage_ids(fresh, who)}
+    assert spans_of(user) == spans_of(f"{user}-new") and spans_of(user)
+    rows = old.store.export_nodes(PASSAGE, user, 0, 1000)
+    assert {r["embeddingModel"] for r in rows} == {embedder.model_id}
+    assert {r["userId"] for r in rows} == {user}
+    # the tram, said with the "I" left out, is found through its passage
+    hit = fresh.recall(RecallIn(user_id=user, query="tram to the office", limit=3))
+    assert hit.items and hit.items[0].passage == (
+        "Caught the 8:40 tram to the office again this morning.")
+    assert add_passages(old.store, embedder, [user]).added[user] == 0  # nothing twice
+    assert not _passage_ids(old, other)  # another user's episodes untouched
+
+
+def test_reembed_passages_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    monkeypatch.setenv("GRAPHMEM_PASSAGES", "false")
+    svc = open_service(data, "hashing")
+    ingest(svc, CHAT)
+    svc.close()
+    # with passages off there is nothing to add: a clear error, nothing written
+    assert main(["reembed", "--data-dir", str(data), "--model", "hashing", "--passages"]) == 1
+    assert "passages are off" in capsys.readouterr().err
+    monkeypatch.delenv("GRAPHMEM_PASSAGES")
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing",
+                  "--passages", "--dry-run")
+    assert "would add" in out and "to 2 episodes" in out
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing",
+                  "--passages")
+    assert "added" in out and "to 2 episodes" in out
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing",
+                  "--passages")
+    assert "added 0 passages to 0 episodes" in out
