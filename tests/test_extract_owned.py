@@ -160,3 +160,17 @@ def test_a_car_named_by_another_user_changes_nothing_of_mine(store: Any, user: s
     _tell(service, f"{user}-other", ["Charging the Kia Niro overnight costs next to nothing."])
     assert ("uses", "Ford Focus") in _now(service, user)
     assert not any(o == "Kia Niro" for _, o in _now(service, user))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Honestly we live in Notion at my job.", ("uses", "Notion", False)),
+    ("We live in Slack all day, it's exhausting.", ("uses", "Slack", False)),
+    ("We live in Jira for sprint planning.", ("uses", "Jira", False)),
+    ("I live in Derby for now.", ("lives_in", "Derby", False)),
+    ("We've lived in Bristol for six years.", ("lives_in", "Bristol", False)),
+    ("I live in Berlin for love.", ("lives_in", "Berlin", False)),
+])
+def test_living_in_an_app_is_using_it(text: str, fact: tuple[str, str, bool]) -> None:
+    found = facts(text)
+    assert fact in found
+    assert not {f for f in found if f[0] == "lives_in" and f != fact}

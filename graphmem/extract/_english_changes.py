@@ -109,7 +109,7 @@ CHANGE_RULES: list[Rule] = [
     _rule("relocate", r"\b(?:are|am|got|have\s+got|finally)\s+(?:now\s+|finally\s+|all\s+)?"
           r"settled\s+in\s+" + _ORG),
     _rule("relocate", r"\bhome\s+for\s+(?P<who>me|us)\s+is\s+(?:now\s+)?" + _ORG, subject="self"),
-    _rule("relocate", r"\blive\s+in\s+" + _ORG),
+    _rule("relocate", r"\b(?:live|living|have\s+lived|have\s+been\s+living)\s+in\s+" + _ORG),
     # an allergy said by what it does: "Sesame gives me hives"
     _rule("allergy", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w -]{2,30}?)\s+(?:gives|give|gave)\s+me\s+"
           r"(?:hives|a\s+rash|rashes|an\s+allergic\s+reaction|a\s+reaction|anaphylaxis)\b",

@@ -94,6 +94,7 @@ _PLACES_EN = frozenset(
     Scotland Wales Ireland Europe Asia Africa America Iceland Norway Sweden Denmark Finland
     Greece Turkey Vietnam Thailand Hokkaido Kenya Egypt Morocco Nigeria Hawaii Alaska""".split()
 )
+PLACES_EN = _PLACES_EN
 _MOVING_EN = re.compile(r"\b(?:live|lives|lived|living|moved|move|moving|relocat\w*|based|born|"
                         r"grew\s+up|visit\w*|trip|travel\w*|flight|fly\w*|stay\w*|holiday|"
                         r"vacation|work\w*\s+(?:at|for)|job|hired|joined)\b", re.I)

@@ -52,6 +52,7 @@ from graphmem.extract._dates import resolve_time
 from graphmem.extract._english_changes import PARTNER_KINS
 from graphmem.extract._lexicon import NON_TOOL_DOMAINS, Term, canonicalize, domain_of_word
 from graphmem.extract._personal import KIN_ZH
+from graphmem.extract._products import PLACES_EN
 from graphmem.extract._text import Hit, has_cjk, split_sentences
 from graphmem.guard import scan
 from graphmem.model import (
@@ -85,6 +86,15 @@ _WORK_WORDS = re.compile(
     r"version|release|builds?|tests?|monorepo|vendor|provider|license|licence|plan|tier|"
     r"company|organi[sz]ation|office|workspace|e-?mail|accounts?|software|system|suite)\b",
     re.I)
+
+
+# "live in X" said of an app or a tool: X all day, X for tickets (not "for work", "for now",
+# "for two years")
+_LIVE_IN_AN_APP = re.compile(
+    r"(?i)\blive\s+in\s+X\s+(?:all\s+day|day\s+and\s+night|24/7|"
+    r"for\s+(?!(?:work|now|good|school|uni|college|a|an|the|my|his|her|our|their|"
+    r"\d+|one|two|three|four|five|six|ten|several|many|some|years?|months?|weeks?|"
+    r"the\s+time\s+being)\b)[a-z]+)")
 
 
 class _Emitter:
@@ -205,6 +215,11 @@ class _Emitter:
             # "we moved to the suburbs": neither a tool nor a place to name
         elif k == "move" and (self._domain(o) or not person):
             self.tool(hit, subj, o, choice=True)  # a project "moves to" a tool, not a city
+        elif k in ("lives", "relocate") and self.speaker and (self._domain(o) or (
+                o not in PLACES_EN and _LIVE_IN_AN_APP.search(
+                    self.sentence.replace(o, "X", 1)))):
+            # "we basically live in Notion", "we live in Linear for tickets": an app
+            self.tool(hit, (self.speaker, "person", None), o)
         elif k == "relocate" and self.speaker:  # people relocate, "we" included
             self._add(hit, (self.speaker, "person", None), "lives_in", o, "identity", True)
         elif k in ("move", "lives", "stop_lives") and person:
