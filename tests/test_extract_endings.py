@@ -83,6 +83,16 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("我算是明白了：健康比什么都重要。", {_u("learned", "健康比什么都重要")}),
     ("顺便说一下我最近换工作了：现在在星河软件。", {_u("works_at", "星河软件")}),
     ("现在我所有笔记都在Obsidian里写。", {_u("uses", "Obsidian")}),
+    # a time after the thing given up is not part of it; "N weeks off X"; "a X person now"
+    ("Gave up climbing after the shoulder injury.", {_u("likes", "climbing", True)}),
+    ("Two months off sugar now.", {_u("likes", "sugar", True)}),
+    ("I'm fully a dog person these days.", {_u("likes", "dog")}),
+    # 这边 after a workplace, a time word before an adoption, a promotion, 连…都
+    ("我在腾讯这边干了三年了。", {_u("works_at", "腾讯")}),
+    ("前两天收养了一只猫叫芝麻。", {_u("has_pet", "芝麻")}),
+    ("我升主任了！", {_u("has_role", "主任")}),
+    ("现在连咖啡味都受不了。", {_u("dislikes", "咖啡味")}),
+    ("我用的是华为P50。", {_u("uses", "华为P50")}),  # a phone, by its model
 ]
 
 
@@ -176,6 +186,11 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
      set(), {("has_pet", "Pickle")}),
     (["我女朋友刘佳在杭州工作。", "我和刘佳分手了。"], set(), {("has_girlfriend", "刘佳")}),
     (["我住在无锡。", "我们已经搬到常州了。"], {("lives_in", "常州")}, {("lives_in", "无锡")}),
+    # a phone is held one at a time: a new model replaces the old
+    (["我用的是华为P50。", "换了个小米14，拍照好多了。"],
+     {("uses", "小米14")}, {("uses", "华为P50")}),
+    (["I'm such a coffee person.", "Three weeks off coffee now, I'm fully a tea person."],
+     {("prefers", "tea")}, {("prefers", "coffee")}),
 ]
 
 

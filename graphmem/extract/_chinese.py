@@ -428,6 +428,7 @@ def _activity(text: str) -> str:
 
 _TRIP = re.compile(r"出差|旅游|旅行|玩|度假|开会|培训|探亲|看病|住院|交流|访学|借调|实习|回来|回去|"
                    r"假期|放假|过年|回家")
+_HERE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9]{2})(?:这边|那边|这儿|那儿|这里|那里)$")
 # how long one has been there, said after the place: 半年了, 快一年了, 三个多月了
 _FOR_A_WHILE = re.compile(
     r"(?:已经|快|才|有|差不多|将近)*(?:[一二两三四五六七八九十几半\d]+)(?:个)?(?:多)?"
@@ -452,6 +453,8 @@ def _objects(raw: str, kind: str) -> tuple[list[str], int]:
     parts = (split_at_words(_LIST, body, _NO_ITEM) if kind not in ("plan", "goal", "failed")
              else [body])
     items = [_item(p, kind) for p in parts]
+    if kind in ("lives", "move", "works", "stop_works"):
+        items = [_HERE.sub("", i) for i in items]  # 在小米这边才干了两周: 小米
     return [i for i in items if _valid(i)], len(body)
 
 

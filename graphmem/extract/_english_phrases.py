@@ -65,7 +65,9 @@ _HABITUAL = re.compile(
 # "renovate the kitchen in the autumn", "learn Portuguese before the move": when, not what.
 _WHEN_TAIL = re.compile(
     r"\s+\b(?:in|by|during|over|before|after|around)\s+(?:the\s+)?(?:spring|summer|autumn|fall|"
-    r"winter|new\s+year|holidays|move|trip|wedding|deadline|end\s+of\s+(?:the\s+)?\w+)\b.*$",
+    r"winter|new\s+year|holidays|move|trip|wedding|deadline|end\s+of\s+(?:the\s+)?\w+)\b.*$"
+    # "gave up running after the knee surgery": when, not what
+    r"|\s+\b(?:after|before|following)\s+(?:the|my|our|his|her|their|this|that)\s+.*$",
     re.I,
 )
 _ALWAYS_STRIP = re.compile(

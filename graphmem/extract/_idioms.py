@@ -96,7 +96,8 @@ _SPEAKER_EN = re.compile(
 # "I'm such a coffee person", "a huge running nerd", "a total dog person"
 _PERSON_OF_EN = re.compile(
     r"\b(?:I\s+am|I'm|I've\s+always\s+been|been)\s+(?:such\s+|totally\s+|definitely\s+|"
-    r"really\s+|kind\s+of\s+|a\s+bit\s+of\s+)?(?:an?\s+)?(?:(?:huge|big|total|massive|real|"
+    r"really\s+|kind\s+of\s+|a\s+bit\s+of\s+|fully\s+|completely\s+|now\s+|officially\s+|"
+    r"(?:much\s+)?more\s+of\s+)*(?:an?\s+)?(?:(?:huge|big|total|massive|real|"
     r"complete|die-hard|diehard|hardcore|proper|serious)\s+)?(?P<obj>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
     r"\s+(?:person|nerd|geek|fan|junkie|lover|addict|fiend|snob|buff|freak|enthusiast)\b"
     r"(?!\s+of\b)", re.I)
@@ -108,9 +109,13 @@ _NOT_PERSON_OF = frozenset(
 _NOT_ANYMORE_EN = re.compile(
     r"\bI\s+(?:do\s+not|don't|never)\s+(?:really\s+|even\s+)?(?:read|watch|play|eat|drink|listen\s+to|"
     r"do|use|go\s+to)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:anymore|any\s+more|these\s+days|now)\b|"
-    r"\b(?:been|am|I'm)\s+(?:really\s+|kind\s+of\s+|a\s+bit\s+|totally\s+)?off\s+"
-    r"(?!to\b|for\b|work\b|today\b|tomorrow\b|now\b|sick\b|duty\b|home\b)(?P<obj2>[\w' -]{2,30}?)"
-    r"(?=\s+(?:lately|recently|these\s+days|now)\b|[,.;!?]|$)", re.I)
+    r"(?:\b(?:been|am|I'm)\s+(?:really\s+|kind\s+of\s+|a\s+bit\s+|totally\s+)?|"
+    # "three weeks off coffee", "a month off sugar now"
+    r"(?:^|(?<=[,;:]\s)|\bI'm\s+|\bI\s+am\s+)(?:\d+|a|an|one|two|three|four|five|six|"
+    r"several|a\s+few|few)\s+(?:days?|weeks?|months?|years?)\s+)off\s+"
+    r"(?!to\b|for\b|from\b|of\b|at\b|by\b|work\b|school\b|today\b|tomorrow\b|now\b|sick\b|"
+    r"duty\b|home\b)(?P<obj2>[\w' -]{2,30}?)"
+    r"(?=\s+(?:lately|recently|these\s+days|now|and)\b|[,.;!?]|$)", re.I)
 # "it's only sci-fi for me now"
 _ONLY_NOW_EN = re.compile(
     r"\b(?:it\s+is|it's)\s+only\s+(?P<obj>[\w' -]{2,30}?)\s+(?:for\s+me\s+)?now\b", re.I)
@@ -206,8 +211,9 @@ _HAN = r"[\u4e00-\u9fffA-Za-z0-9]"
 # X first, the verdict after it, with 我 (and adverbs) between: 香菜这玩意儿我是真接受不了
 _TOPIC_ZH = re.compile(
     rf"(?:^|(?<=[，,。；;！!？?：:]))(?:说真的|其实|话说|对了|哈哈|老实说|说实话|讲真)?[，,]?"
+    rf"(?:现在|如今|目前|最近)?连?"  # 现在连肉味都受不了: 肉味
     rf"(?P<obj>{_HAN}{{1,10}}?)(?:这(?:玩意儿?|东西|种东西|个东西|件事|事儿?))?"
-    rf"(?:[，,]?我)?(?:是|也|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?)*"
+    rf"(?:[，,]?我)?(?:是|也|都|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?)*"
     rf"(?:(?P<bad>接受不了|受不了|忍不了|吃不了|喝不了|欣赏不来|get不到|无感|不感冒|不太感冒|"
     rf"能躲就躲|避之不及|敬而远之|讨厌|头疼|反感|要了我的命|要我命|是我的噩梦|是噩梦|劝退|踩雷|"
     rf"是我的天敌|是天敌|一生黑|下头)"
@@ -320,7 +326,7 @@ _JUMP_ZH = re.compile(rf"从(?P<old>{_HAN}{{2,8}}?)跳(?:槽)?(?:到|去)了?(?P
                       rf"(?=快|已经|之后|以后|了|[，,。！!]|$)")
 # 算是个骑手吧, 我现在就是个普通前台, 被调去做行政主管了: a role said in passing
 _ROLE_SAID_ZH = re.compile(
-    rf"(?:算是?个|就是个|是个|被调去做|调去做|调到[^，,。]{{0,6}}?做|升(?:为|成|到)了?)(?:普通的?)?"
+    rf"(?:算是?个|就是个|是个|被调去做|调去做|调到[^，,。]{{0,6}}?做|升(?:为|成|到|职为|职成|职到)?了?)(?:普通的?)?"
     rf"(?P<role>{_HAN}{{2,8}}?)(?=吧|了|啊|呢|[，,。！!]|$)")
 
 

@@ -447,9 +447,16 @@ def _car(text: str) -> Term | None:
     return None
 
 
+# A phone named by its brand and model number: 华为P40, 小米14, 红米K70 Pro, Galaxy S24 Ultra.
+_PHONE_MODEL = re.compile(
+    r"^(?:华为|小米|荣耀|红米|OPPO|vivo|三星|一加|魅族|Huawei|Xiaomi|Redmi|Honor|Samsung(?:\s+Galaxy)?|"
+    r"Galaxy|OnePlus)\s?(?:[A-Za-z]{1,5}\s?)?\d{1,3}[A-Za-z+]*(?:\s?(?:Pro|Max|Ultra|Plus|mini|"
+    r"Lite|FE|s|e))*$")
+
+
 def lookup(text: str) -> Term | None:
     """The known term ``text`` names, trying a trailing generic noun and version off, then a
-    car's make."""
+    car's make and a phone's model."""
     text = text.strip()
     if not text:
         return None
@@ -457,6 +464,8 @@ def lookup(text: str) -> Term | None:
         for key in _keys(candidate):
             if key in _TABLE:
                 return _TABLE[key]
+    if _PHONE_MODEL.match(text):
+        return Term(text, "phone")
     return _car(text)
 
 
@@ -553,7 +562,8 @@ def is_role_en(phrase: str) -> bool:
 _ROLE_ENDING_ZH = re.compile(
     r"(?:[\u4e00-\u9fff]师|(?<!会|成|人|党|团|队|学|官)员|司机|保安|警察|军人|农民|画家|作家|艺术家|"
     r"音乐家|专家|自由职业者|个体户|全职妈妈|家庭主妇|财务|人事|行政|客服|文员|前台|导游|空姐|空乘|"
-    r"店长|老板|保姆|护工|HR|策划|助理|经纪人|自由职业|主持人|骑手|码农|中介|专员)$")
+    r"店长|老板|保姆|护工|HR|策划|助理|经纪人|自由职业|主持人|骑手|码农|中介|专员|组长|主任|校长|院长|"
+    r"部长|处长|科长|厂长|队长|总裁|董事长|副总|领班)$")
 _NOT_A_ROLE_ZH = frozenset({"大师", "老师傅", "牧师"})
 
 

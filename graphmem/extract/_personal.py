@@ -234,8 +234,9 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
         rf"捡了|买了)(?P<count>{_MEASURE})(?P<species>{_PET_ZH})")),
     # 养了一只柯尔鸭: a pet of a kind the list does not know, kept (养) and counted (一只)
     ("pet", re.compile(
-        r"(?:^|我|[，,])(?:家|们家)?(?:现在|目前|去年|之前|最近|刚|还|也|又)*(?:养了|养着|领养了|"
-        r"收养了)(?P<count>[一两二三四五几]\s*[只条匹头])(?P<species>[\u4e00-\u9fff]{1,4}?)"
+        rf"(?:^|我|[，,])(?:家|们家)?(?:{TIME_WORD_ZH}|现在|目前|去年|之前|最近|刚|还|也|又)*"
+        r"(?:养了|养着|领养了|收养了)(?P<count>[一两二三四五几]\s*[只条匹头])"
+        r"(?P<species>[\u4e00-\u9fff]{1,4}?)"
         r"(?=[，,。！!；;]|$|叫|名叫)")),
     # 我们家的边牧叫闪电: the household's pet, named
     ("pet", re.compile(rf"我(?:家|们家)的?(?P<count>)(?P<species>{_PET_ZH})(?=叫|名叫|名字叫)")),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._lexicon import APPS_ZH, lookup
+from graphmem.extract._lexicon import APPS_ZH, canonicalize
 from graphmem.extract._text import Hit, already_named, someone_else_zh
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -237,7 +237,7 @@ def owned_en(text: str, found: Found) -> list[Hit]:
             words.pop()
         if not words:
             continue
-        term = lookup(" ".join(words))
+        obj, term = canonicalize(" ".join(words))  # "Pixel 8": the Pixel, version kept
         if term is None or term.domain not in ONE_AT_A_TIME:
             continue
         before, after = text[:at], text[m.end():]
@@ -249,7 +249,6 @@ def owned_en(text: str, found: Found) -> list[Hit]:
             continue
         if sum(before.count(q) for q in '"“”') % 2 or _PERSON_AFTER.match(after):
             continue
-        obj = term.canonical
         if already_named(found, obj, second_too=True) or already_named(
                 found, " ".join(words), second_too=True) or any(h.obj == obj for h in out):
             continue
