@@ -186,6 +186,16 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
      set(), {("has_pet", "Pickle")}),
     (["我女朋友刘佳在杭州工作。", "我和刘佳分手了。"], set(), {("has_girlfriend", "刘佳")}),
     (["我住在无锡。", "我们已经搬到常州了。"], {("lives_in", "常州")}, {("lives_in", "无锡")}),
+    # things held one at a time, named in passing (test_extract_owned)
+    (["I drive a red 2016 Nissan Micra.",
+      "Charging the Hyundai Ioniq 5 overnight costs next to nothing."],
+     {("uses", "Hyundai Ioniq 5")}, {("uses", "Nissan Micra")}),
+    (["We get a Gousto box every Friday.", "This week's Green Chef box was all vegan."],
+     {("uses", "Green Chef")}, {("uses", "Gousto")}),
+    (["I drive a Honda Jazz.", "I traded in the Honda last month."],
+     set(), {("uses", "Honda Jazz")}),
+    (["We rent a small flat in Coventry.", "The radiators in our Nottingham flat are ancient."],
+     {("lives_in", "Nottingham")}, {("lives_in", "Coventry")}),
     # a phone is held one at a time: a new model replaces the old
     (["我用的是华为P50。", "换了个小米14，拍照好多了。"],
      {("uses", "小米14")}, {("uses", "华为P50")}),
