@@ -62,3 +62,24 @@ def current_objects(store: Store, user_id: str, subject_key: str, predicate: str
     rows = store.relations(user_id, subject=subject_key, predicate=normalize(predicate),
                            obj=None, page=query)
     return [str(r.get("object") or "") for r in rows]
+
+
+# A whole kind given up ends every liked thing of that kind: "I went vegetarian" (likes
+# meat: stop) ends "likes steak" and "likes bacon sandwiches"; 我吃素三个月了 ends 红烧肉.
+_KINDS = {
+    "meat": re.compile(
+        r"\b(?:meat|steaks?|ribeye|sirloin|beef|pork|chicken|bacon|burgers?|hamburgers?|ribs|"
+        r"lamb|ham|sausages?|brisket|meatballs?|veal|turkey|duck|salami|pepperoni|chorizo|"
+        r"barbecue|bbq|kebabs?|wings|hot\s+dogs?)\b|肉|牛排|香肠|火腿|培根|烤鸭|鸡翅|汉堡", re.I),
+}
+_KINDS["肉"] = _KINDS["meat"]
+
+
+def of_kind(kind: str, names: Iterable[str]) -> list[str]:
+    """The ``names`` that are things of ``kind`` (a kind given up: "meat", 肉), itself
+    left out; none for a name that is no such kind."""
+    pattern = _KINDS.get(normalize(kind))
+    if pattern is None:
+        return []
+    return [n for n in names if normalize(n) != normalize(kind) and pattern.search(n)]
+

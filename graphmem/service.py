@@ -24,7 +24,7 @@ from graphmem._guard_fields import guard_relations
 from graphmem._opposites import with_opposites
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
-from graphmem._stop_names import current_objects, ending_target
+from graphmem._stop_names import current_objects, ending_target, of_kind
 from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -355,10 +355,11 @@ class MemoryService:
                     statements.append(st)
                     mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
                                            EntityRef(st.object_id, st.object, False)])
-                    liked = self._liked_taste(plan, rel, st, statements) if rel.stop else None
-                    if liked is not None:
+                    for liked in self._also_ended(plan, rel, st, statements) if rel.stop \
+                            else []:
                         # "I've gone off oat milk" ends the preference, and a plain like
-                        # stored in more words ("oat milk lattes")
+                        # stored in more words ("oat milk lattes"); "I went vegetarian"
+                        # ends each liked meat ("steak")
                         per_episode[p.id].append(len(statements))
                         statements.append(self._statement(
                             plan, entities, subject=rel.subject, predicate="likes", obj=liked,
@@ -472,6 +473,22 @@ class MemoryService:
         said = [st.object for st in _said(batch, subject_key, predicate) if not st.claim.stop]
         stored = current_objects(self.store, plan.user_id, subject_key, predicate, plan.at)
         return ending_target(stopped, [*stored, *said])
+
+    def _also_ended(self, plan: WritePlan, rel: ExtractedRelation, st: Statement,
+                    batch: list[Statement]) -> list[str]:
+        """The plain likes a stop ends besides its own fact: the one a stopped taste
+        preference names in more words (``_liked_taste``), or each liked thing of a kind
+        given up ("meat": "steak", "bacon"; ``_stop_names.of_kind``)."""
+        liked = self._liked_taste(plan, rel, st, batch)
+        if liked is not None:
+            return [liked]
+        if rel.predicate != "likes" or not rel.category.startswith("preference"):
+            return []
+        key = st.subject_key or normalize(st.subject)
+        said = [s.object for s in _said(batch, key, "likes") if not s.claim.stop]
+        ended = {s.object for s in _said(batch, key, "likes") if s.claim.stop}
+        current = [*current_objects(self.store, plan.user_id, key, "likes", plan.at), *said]
+        return [c for c in dict.fromkeys(of_kind(st.object, current)) if c not in ended]
 
     def _liked_taste(self, plan: WritePlan, rel: ExtractedRelation, st: Statement,
                      batch: list[Statement]) -> str | None:

@@ -196,6 +196,10 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
      set(), {("uses", "Honda Jazz")}),
     (["We rent a small flat in Coventry.", "The radiators in our Nottingham flat are ancient."],
      {("lives_in", "Nottingham")}, {("lives_in", "Coventry")}),
+    # a kind given up ends each liked thing of that kind, and nothing else
+    (["I love bacon sandwiches and tennis.", "I went vegetarian in the spring."],
+     {("likes", "tennis")}, {("likes", "bacon sandwiches")}),
+    (["我超爱吃红烧肉。", "我吃素三个月了。"], set(), {("likes", "红烧肉")}),
     # a phone is held one at a time: a new model replaces the old
     (["我用的是华为P50。", "换了个小米14，拍照好多了。"],
      {("uses", "小米14")}, {("uses", "华为P50")}),

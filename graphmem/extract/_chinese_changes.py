@@ -112,7 +112,8 @@ _JOB_ENDS_ZH = re.compile(
 
 
 # A diet taken up ends a taste for meat: 我今年开始吃素了.
-_NO_MEAT_ZH = re.compile(r"我(?:[^，,。！？；;!?想要打算准备]){0,6}?(?:开始|改|转|已经)吃素")
+_NO_MEAT_ZH = re.compile(r"我(?:[^，,。！？；;!?想要打算准备]){0,6}?(?:(?:开始|改|转|已经)吃素|"
+                         r"吃素(?:快|已经|都|有)?[一二两三四五六七八九十几半\d]+个?多?(?:月|年|周|星期|礼拜))")
 
 
 def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
