@@ -196,6 +196,9 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
      set(), {("uses", "Honda Jazz")}),
     (["We rent a small flat in Coventry.", "The radiators in our Nottingham flat are ancient."],
      {("lives_in", "Nottingham")}, {("lives_in", "Coventry")}),
+    # a tool taken up beside the others replaces none of them
+    (["I use Vim for everything.", "I also use Zed now for pairing sessions."],
+     {("uses", "Vim"), ("uses", "Zed")}, set()),
     # a kind given up ends each liked thing of that kind, and nothing else
     (["I love bacon sandwiches and tennis.", "I went vegetarian in the spring."],
      {("likes", "tennis")}, {("likes", "bacon sandwiches")}),

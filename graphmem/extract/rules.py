@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 
 from graphmem.extract import Message, _chinese, _english
@@ -88,6 +89,11 @@ _WORK_WORDS = re.compile(
     re.I)
 
 
+# A tool taken up beside the others: "I also use Cursor now", "started using Cursor too",
+# "use Obsidian as well"
+_BESIDES = re.compile(
+    r"\balso\s+(?:\w+\s+){0,2}?(?:use|uses|using|started|start|tried|try|got|run|running)\b|"
+    r"\b(?:use|uses|using|used)\s+\S+(?:\s+\S+)?\s+(?:too|as\s+well)\b", re.I)
 # "live in X" said of an app or a tool: X all day, X for tickets (not "for work", "for now",
 # "for two years")
 _LIVE_IN_AN_APP = re.compile(
@@ -332,9 +338,14 @@ class RuleExtractor:
                     continue
                 emitter = _Emitter(speaker, index, sentence)
                 shared = _shared_groups(found)
+                besides = _BESIDES.search(sentence) is not None
                 for hit in found:
                     domain = _Emitter._domain(hit.obj, hit.domain_hint)
                     emitter.when = resolve_time(hit.when_text or sentence, message.occurred_at)
+                    if besides and hit.kind in ("use", "now_use"):
+                        # "I've started using Cursor too": one more, the others stay
+                        emitter.emit(replace(hit, kind="use"), True)
+                        continue
                     emitter.emit(hit, (hit.group, domain or "") in shared)
                 for rel in emitter.relations:
                     key = (normalize(rel.subject), rel.predicate, normalize(rel.object), rel.stop)
