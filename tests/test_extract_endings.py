@@ -93,6 +93,9 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("我升主任了！", {_u("has_role", "主任")}),
     ("现在连咖啡味都受不了。", {_u("dislikes", "咖啡味")}),
     ("我用的是华为P50。", {_u("uses", "华为P50")}),  # a phone, by its model
+    ("回老家南昌定居快一年了。", {_u("lives_in", "南昌")}),  # the town before 定居
+    ("我和女朋友小婷下个月去厦门。", {_u("has_girlfriend", "小婷")}),  # a pet name after kin
+    ("Living in Phoenix in July should be illegal.", {_u("lives_in", "Phoenix")}),
 ]
 
 

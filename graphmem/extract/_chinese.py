@@ -256,6 +256,9 @@ RULES: list[Rule] = [
           r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
     _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
+    # 回老家长沙定居快半年了: settled in a town, said before 定居
+    _rule("move", r"(?:回老家|回到|回)?(?P<obj>" + _NZ + r"{2,6}?)定居(?!在|于)", self_only=True,
+          extra={"check": "place"}),
     # 来厦门一个月了, 到杭州快一年了: come to a town some months ago and still there (not a trip:
     # see _TRIP below)
     _rule("move", r"(?:^|(?<=[，,：:（(我们]))(?:已经|都)?(?:来|到)(?P<obj>" + _NZ + r"{2,6}?)"

@@ -301,7 +301,10 @@ RULES: list[Rule] = [
     _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
     _rule("lives", r"^\s*(?:living|"
                    r"life)\s+in\s+(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"
-          r"\s+(?:has|is|was)\b", subject="self"),
+          # "living in Austin in August should be illegal"
+          r"(?:\s+in\s+(?:the\s+)?(?:January|February|March|April|May|June|July|August|"
+          r"September|October|November|December|summer|winter|spring|autumn|fall))?"
+          r"\s+(?:has|is|was|should|can|must|sucks|rocks|means|feels)\b", subject="self"),
     _rule("move", r"\b(?:months?|weeks?|years?)\s+into\s+(?P<obj>(?-i:[A-Z])[\w'-]*)\s+life\b",
           subject="self"),
     # "back in Chicago for good now": home again
