@@ -133,14 +133,16 @@ def _stated(said: str, short: bool) -> bool:
     return short and not _YOU.search(said) and not _TASK.search(said)
 
 
-def statements(text: str) -> list[Span]:
+def statements(text: str, user: bool = True) -> list[Span]:
     """The sentences of ``text`` in which the user states something about themself (module
-    docstring); none when ``text`` is one sentence (its own vector is that sentence)."""
+    docstring); none when ``text`` is one sentence (its own vector is that sentence). Not
+    ``user`` (an assistant's or a tool's turn): only sentences in the first person, as no
+    "I" left out there is the user's."""
     sentences = _sentences(text)
     if len(sentences) < 2:
         return []
     out: list[Span] = []
-    short = not needs_passages(text)
+    short = user and not needs_passages(text)
     for s in sentences:
         said = text[s.start:s.end]
         n = units(said)
@@ -152,9 +154,9 @@ def statements(text: str) -> list[Span]:
     return out
 
 
-def spans(text: str) -> list[Span]:
+def spans(text: str, user: bool = True) -> list[Span]:
     """Every passage of ``text``: its statement sentences, then its windows (``split``)."""
-    said = statements(text)
+    said = statements(text, user)
     return said + [w for w in split(text) if w not in set(said)]
 
 
@@ -203,15 +205,19 @@ def parse_id(pid: str) -> tuple[str, Span] | None:
     return episode_id, Span(int(start), int(end))
 
 
+#: roles whose turns are not the user's own words
+NOT_USER_ROLES = frozenset({"assistant", "system", "tool"})
+
+
 def passage_writes(embed: Callable[[list[str]], list[list[float]]], model_id: str,
-                   episodes: list[tuple[str, str, str]],
+                   episodes: list[tuple[str, str, str, str | None]],
                    wanted: Callable[[str], bool] | None = None) -> dict[str, list[NodeWrite]]:
     """The passage nodes of each episode, embedded: ``episodes`` are (id, userId,
-    content); a one-sentence episode that fits one vector gets none. ``wanted``: only the
-    passages whose id it accepts (the ones a stored episode lacks)."""
-    found = {eid: (user, content, [s for s in spans(content)
+    content, role); a one-sentence episode that fits one vector gets none. ``wanted``: only
+    the passages whose id it accepts (the ones a stored episode lacks)."""
+    found = {eid: (user, content, [s for s in spans(content, role not in NOT_USER_ROLES)
                                    if wanted is None or wanted(passage_id(eid, s))])
-             for eid, user, content in episodes}
+             for eid, user, content, role in episodes}
     texts = [content[s.start:s.end] for _, content, ss in found.values() for s in ss]
     vectors = iter(embed(texts) if texts else [])
     out: dict[str, list[NodeWrite]] = {}

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphmem._passages import parse_id, passage_id, passage_writes, spans
+from graphmem._passages import NOT_USER_ROLES, parse_id, passage_id, passage_writes, spans
 from graphmem.embed import Embedder, engine
 from graphmem.errors import GraphMemError
 from graphmem.store.base import Row, Store, WritePlan
@@ -178,15 +178,17 @@ def add_passages(store: Store, embedder: Embedder, user_ids: list[str], *, batch
         while rows := store.export_nodes("Episode", user, skip, batch):
             skip += len(rows)
             contents = {str(r["id"]): str(r.get("content") or "") for r in rows}
+            roles = {str(r["id"]): r.get("role") for r in rows}
             wanted = {passage_id(eid, s): eid for eid, text in contents.items()
-                      for s in spans(text)}
+                      for s in spans(text, roles[eid] not in NOT_USER_ROLES)}
             have = {str(r["id"]) for r in store.nodes(PASSAGE, user, sorted(wanted))} \
                 if wanted else set()
             missing = set(wanted) - have
             lacking = sorted({wanted[pid] for pid in missing})
             if missing and not dry_run:
                 writes = passage_writes(embedder.embed, embedder.model_id,
-                                        [(eid, user, contents[eid]) for eid in lacking],
+                                        [(eid, user, contents[eid], roles[eid])
+                                         for eid in lacking],
                                         wanted=missing.__contains__)
                 plan = WritePlan(user_id=user, at=int(time.time() * 1000))
                 plan.passages.extend(w for eid in lacking for w in writes.get(eid, []))

@@ -280,7 +280,7 @@ class MemoryService:
         self._warm_embeddings(self._texts_of(extractions.values()))
         # long episodes: their passages' own vectors (graphmem._passages)
         passages = passage_writes(self.embedder.embed, self.embedder.model_id, [
-            (p.id, p.user_id, p.content) for p in todo]) if s.passages else {}
+            (p.id, p.user_id, p.content, p.role) for p in todo]) if s.passages else {}
 
         def write() -> tuple[list[PreparedEpisode], dict[str, Row], list[str | None],
                             dict[str, list[int]], dict[str, list[EntityRef]],

@@ -99,6 +99,11 @@ def test_statements_said_in_passing_are_passages_of_their_own() -> None:
             "podcasts about cities.")
     assert [chat[s.start:s.end] for s in statements(chat)] == [
         "Caught the 8:40 tram to the office again this morning."]
+    # ... the user's: in an assistant's turn only first-person sentences count
+    reply = "Took the scenic route in the example below. I kept the list short on purpose. More?"
+    assert [reply[s.start:s.end] for s in statements(reply, user=False)] == [
+        "I kept the list short on purpose."]
+    assert len(statements(reply)) == 2
     zh_chat = ("补充一下背景：来苏州两年了，每天骑车上班。"
                "言归正传，推荐几本讲城市规划的书。你觉得呢？")
     assert [zh_chat[s.start:s.end] for s in statements(zh_chat)] == [
@@ -274,3 +279,18 @@ def test_passages_off_gives_one_vector_per_episode(
         items = _recall(api, user)
         assert items[0]["id"] == eid and items[0]["passage"] is None  # found by its words
     assert store.vector_search(PASSAGE, user, HashingEmbedder(DIM).embed_one(FACT), 10) == []
+
+
+def test_an_assistant_turn_states_nothing_of_the_user_s_with_the_i_left_out(
+        store: Any, user: str) -> None:
+    from graphmem.inputs import EpisodeIn
+
+    text = ("Booked a table for eight at the harbour place. Took the scenic route to the "
+            "station this morning.")
+    service = make_service(store)
+    ids = {role: service.add_episode(EpisodeIn(
+        user_id=user, content=text, role=role, source_ref=role,
+        occurred_at="2025-03-01T10:00:00Z")).episode.id for role in ("user", "assistant")}
+    rows = store.export_nodes(PASSAGE, user, 0, 100)
+    owners = [str(r["episodeId"]) for r in rows]
+    assert owners.count(ids["user"]) == 2 and ids["assistant"] not in owners

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from graphmem._passages import NOT_USER_ROLES
 from graphmem.model import MemoryKind
 from graphmem.question import states_time
 from graphmem.recall.analysis import Asked
@@ -24,7 +25,7 @@ from graphmem.recall_model import (
 from graphmem.store.base import Hit, Row, prefix_term
 
 #: roles whose episodes are not the people's own words (``assistant_weight``)
-_NOT_USER = frozenset({"assistant", "system", "tool"})
+_NOT_USER = NOT_USER_ROLES
 
 
 def _rank(c: _Candidates, named: dict[str, bool], t: RecallTuning) -> None:
