@@ -96,6 +96,9 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("回老家南昌定居快一年了。", {_u("lives_in", "南昌")}),  # the town before 定居
     ("我和女朋友小婷下个月去厦门。", {_u("has_girlfriend", "小婷")}),  # a pet name after kin
     ("Living in Phoenix in July should be illegal.", {_u("lives_in", "Phoenix")}),
+    ("Lately I run my own little cafe by the harbour.", {_u("has_role", "cafe owner")}),
+    ("Just got made shift supervisor at the depot.", {_u("has_role", "shift supervisor")}),
+    ("跑步的话我还是偏爱越野跑。", {_u("likes", "越野跑")}),  # a topic, not a condition
 ]
 
 
@@ -125,6 +128,8 @@ NOTHING = [
     "我换了工作以后很忙。",
     "另外，我的菜谱应用现在所有数据都放在SQLite里。",  # 用 of 应用 is no verb
     "这个信用卡的费用太高了。",
+    "有空的话我想学日语。",  # a condition, and a wish
+    "I run my own race.", "She runs her own bakery.",
 ]
 
 

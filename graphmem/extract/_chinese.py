@@ -111,6 +111,10 @@ _TAG_Q = re.compile(
     r"[，,]\s*(?:你呢|你们呢|您呢|你觉得呢|怎么样|对吧|是吧|对不对|好吗)\s*[？?]*\s*$"
 )
 _HYPOTHETICAL = re.compile(r"如果|假如|要是|假设|万一|倘若|的话|假使|若是")
+# 听歌的话，我还是偏爱民谣: a topic (as for music), not a condition
+_TOPIC_DEHUA = re.compile(
+    r"^[\u4e00-\u9fff]{1,4}的话(?=[，,\s]*我(?:还是|一般|通常|平时|更|最|比较|都)*"
+    r"(?:偏爱|喜欢|更喜欢|最喜欢|最爱|爱|习惯|用|选))")
 _HEDGE = re.compile(r"可能|也许|大概|好像|估计|似乎|或许|说不定|应该|觉得|感觉|认为|吧[。！]?$")
 _CUT = re.compile(
     r"[，,。！？；;!?：:（(]|因为|由于|但是|但|不过|而不是|而非|所以|可是|然而|并且|而且|因此|然后|"
@@ -655,6 +659,9 @@ def _split_word(m: re.Match[str], text: str) -> bool:
 def hits(sentence: str) -> list[Hit]:
     """Everything the Chinese patterns find in one sentence."""
     text = _question_free(sentence)
+    topic = _TOPIC_DEHUA.match(text) if text is not None else None
+    if text is not None and topic is not None:
+        text = text[topic.end():].lstrip("，, ")  # what is said of the topic
     if text is None or _HYPOTHETICAL.search(text):
         return []
     found = _hits(text)

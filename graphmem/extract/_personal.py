@@ -605,6 +605,18 @@ _JOB_BEGUN_EN = re.compile(
     re.I)
 
 
+_OWN_BUSINESS_EN = re.compile(
+    r"(?:^|\bI\s+|\bI'm\s+|\bI\s+am\s+|\bnow\s+)(?:now\s+|also\s+|basically\s+)?(?:run|own|running|"
+    r"owning)\s+(?:my\s+own|my|a)\s+(?:little\s+|small\s+|tiny\s+|own\s+)*(?P<biz>bakery|caf[eé]|"
+    r"coffee\s+shop|shop|store|restaurant|bar|pub|salon|studio|business|company|agency|"
+    r"practice|clinic|firm|consultancy|startup|gym|bookshop|bookstore|boutique|food\s+truck|"
+    r"farm|nursery|daycare|kennel|garage|bistro|brewery|florist|hair\s+salon)\b", re.I)
+_MADE_ROLE_EN = re.compile(
+    r"(?:^|\bI\s+|\bI've\s+|\bI\s+have\s+)(?:just\s+|finally\s+|recently\s+)?(?:got|been|was)\s+"
+    r"made\s+(?:(?:an?|the)\s+)?(?P<role>[a-z]+(?:\s+[a-z]+){0,2}?)(?=\s+(?:in|at|on|for|of)\b|"
+    r"[,.;!]|$)", re.I)
+
+
 def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
     """``role`` / ``works`` hits for a job said as taken ("my new gig as X at Y")."""
     said = {h.kind for _, _, hits in found for h in hits}
@@ -623,6 +635,16 @@ def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
     for m in _AS_ROLE_EN.finditer(text):
         if "role" not in said and is_role_en(m.group("role")):
             out.append(Hit("role", "self", m.group("role").strip(), confidence=0.8))
+            said.add("role")
+    for m in _OWN_BUSINESS_EN.finditer(text):  # "I run my own little bakery"
+        if "role" not in said:
+            out.append(Hit("role", "self", f"{m.group('biz').lower()} owner", confidence=0.8))
+            said.add("role")
+    for m in _MADE_ROLE_EN.finditer(text):  # "just got made charge nurse"
+        role = m.group("role").strip()
+        if "role" not in said and is_role_en(role) and not re.search(
+                r"\b(?:he|she|they|his|her|their|your|you)\b", text[: m.start()], re.I):
+            out.append(Hit("role", "self", role, confidence=0.8))
             said.add("role")
     for m in _JOB_BEGUN_EN.finditer(text):
         if "works" not in said and not re.search(
