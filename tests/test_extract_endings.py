@@ -99,6 +99,13 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("Lately I run my own little cafe by the harbour.", {_u("has_role", "cafe owner")}),
     ("Just got made shift supervisor at the depot.", {_u("has_role", "shift supervisor")}),
     ("跑步的话我还是偏爱越野跑。", {_u("likes", "越野跑")}),  # a topic, not a condition
+    # an allergy told by what it does, after "X and I do not get along"; else a dislike
+    ("Peanuts and I do not get along, one bite and my throat swells.",
+     {_u("allergic_to", "peanuts")}),
+    ("Spicy food and I just don't get along.", {_u("dislikes", "spicy food")}),
+    ("一到秋天就鼻子痒，尘螨过敏真的太难受了。", {_u("allergic_to", "尘螨")}),  # 我 left out
+    ("下个月正式去比亚迪报到。", {_u("works_at", "比亚迪")}),
+    ("追剧一般在爱奇艺，听播客就开小宇宙。", {_u("uses", "爱奇艺"), _u("uses", "小宇宙")}),
 ]
 
 
@@ -130,6 +137,8 @@ NOTHING = [
     "这个信用卡的费用太高了。",
     "有空的话我想学日语。",  # a condition, and a wish
     "I run my own race.", "She runs her own bakery.",
+    "Jake and I don't get along.", "My boss and I don't get along.",  # people
+    "他下周去腾讯报到。",
 ]
 
 

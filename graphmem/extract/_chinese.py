@@ -234,6 +234,9 @@ RULES: list[Rule] = [
     _rule("works", r"在(?P<obj>" + _NZ + r"{2,8}?)(?:跑|送|开|干|负责|带|管)", self_only=True,
           extra={"check": "company"}),
     _rule("works", r"(?:进了|进入了?)" + _O, self_only=True, extra={"check": "company"}),
+    # 下周一正式去宁德时代报到: reporting for work at a company
+    _rule("works", r"(?:^|(?<=[，,。我]))[^，,。他她你]{0,6}?(?:去|到|在)(?P<obj>" + _NZ
+          + r"{2,10}?)(?:正式)?报到", subject="self", extra={"check": "company"}),
     _rule("stop_works", r"(?:离开了?|离职了?|辞职离开了?|从)(?P<obj>[^，,。！？；;!?]{1,10}?)"
           r"(?:离职|辞职)?了?(?=[，,。！？；;!?]|$)", self_only=True, extra={"check": "company"}),
     _rule("role", r"是(?:一名|一个|一位|一枚|名|个|位)?(?:做)?(?P<obj>[^，,。！？；;!?的]{2,14})",
@@ -666,8 +669,13 @@ def hits(sentence: str) -> list[Hit]:
         return []
     found = _hits(text)
     if not found and not _SOMEONE_ZH.search(text):
-        # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely
-        found = [replace(h, confidence=min(h.confidence, 0.8)) for h in _hits("我" + text)]
+        # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely;
+        # so does a later clause (一到春天就喷嚏不断，花粉过敏真的太折磨人了)
+        for start in [0, *(m.end() for m in re.finditer(r"[，,；;]", text))]:
+            found = _hits("我" + text[start:].lstrip())
+            if found:
+                break
+        found = [replace(h, confidence=min(h.confidence, 0.8)) for h in found]
     return found
 
 

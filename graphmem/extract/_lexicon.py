@@ -498,6 +498,13 @@ APPS_ZH = frozenset(
     石墨文档 语雀 腾讯文档 有道云笔记 网易云音乐 QQ音乐 高德地图 百度地图 随手记 Keep 滴滴 豆瓣 得到
     幕布 滴答清单 番茄ToDo 金山文档 腾讯会议 微信支付 云闪付 微信读书""".split()
 )
+# Every app name said in Chinese script (the list above and the app domains' Chinese names:
+# B站, 喜马拉雅, 小宇宙...), for "追番一般在B站", "听书就开喜马拉雅".
+APP_NAMES_ZH = APPS_ZH | frozenset(
+    name for domain, terms in _DOMAINS.items() if domain.endswith("_app") or domain in (
+        "cloud_storage",)
+    for canonical, aliases in terms.items() for name in (canonical, *aliases)
+    if re.search(r"[\u4e00-\u9fff]", name))
 COMPANIES_ZH = frozenset(
     """腾讯 阿里巴巴 阿里 百度 字节跳动 字节 华为 小米 美团 京东 网易 拼多多 滴滴 快手 蚂蚁集团 携程
     比亚迪 大疆 蔚来 理想 小鹏 商汤 旷视 科大讯飞 联想 中兴 OPPO vivo 荣耀 哔哩哔哩 B站 知乎 新浪

@@ -493,6 +493,18 @@ _SYMPTOM_ALLERGY_EN = re.compile(
     r"(?:has|have|gets?|got)\s+me\s+(?:sneezing|wheezing|itching|swelling|scratching|in\s+hives)|"
     r"makes?\s+(?:me|my\s+\w+)\s+(?:swell|itch|break\s+out|sneeze|wheeze|close\s+up))", re.I)
 _NOT_ALLERGEN_EN = frozenset({"food", "seasonal", "skin", "severe", "new", "old", "own"})
+# "Shellfish and I do not get along": an allergy when the sentence tells what it does to the
+# speaker ("last time my throat started closing up"), else a dislike
+_NOT_ALONG_EN = re.compile(
+    r"(?:^|(?<=[,;:])\s*)(?P<obj>[a-z][a-z -]{1,25}?)\s+and\s+I\s+(?:just\s+|really\s+|simply\s+)?"
+    r"(?:do\s+not|don't|never)\s+(?:really\s+)?(?:get\s+along|agree|mix)\b", re.I)
+_KIN_OR_PEOPLE_EN = re.compile(
+    r"\b(?:boss|manager|sister|brother|mum|mom|dad|mother|father|wife|husband|partner|"
+    r"boyfriend|girlfriend|son|daughter|neighbou?r|roommate|flatmate|colleague|coworker|"
+    r"friend|cousin|aunt|uncle|in-laws?|cat|dog|he|she|they)\b", re.I)
+_SYMPTOM_EN = re.compile(
+    r"\b(?:throat|hives|rash|swell\w*|itch\w*|wheez\w*|sneez\w*|epipen|epi-pen|anaphyla\w*|"
+    r"allergic|reaction|ER|A&E|breathe|breathing)\b", re.I)
 
 
 # --------------------------------------------------------------------------- a home said in
@@ -574,6 +586,17 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
         if obj and obj not in said and obj not in _NOT_ALLERGEN_EN and len(obj.split()) <= 3 \
                 and not re.match(r"(?:it|this|that|he|she|they|work|my\s+\w+)$", obj):
             out.append(Hit("allergy", "self", obj, confidence=0.8))
+            said.add(obj)
+    for m in _NOT_ALONG_EN.finditer(text):
+        obj = re.sub(r"^(?:the|a|an|some)\s+", "", m.group("obj").strip().lower())
+        if obj and obj not in said and len(obj.split()) <= 3 and not re.match(
+                r"(?:it|this|that|he|she|they|we|you|(?:my|our|his|her|their)\s+.*)$", obj) \
+                and not _KIN_OR_PEOPLE_EN.search(obj):  # "my boss and I": a person
+            symptom = _SYMPTOM_EN.search(text) is not None
+            if not symptom and re.fullmatch(r"[A-Z][a-z]+", m.group("obj").strip()):
+                continue  # "Jake and I don't get along": maybe a person
+            kind = "allergy" if symptom else "dislike"
+            out.append(Hit(kind, "self", obj, confidence=0.8))
             said.add(obj)
     for m in _NOUN_ALLERGY_EN.finditer(text):
         obj = m.group("obj").strip().lower()

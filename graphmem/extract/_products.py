@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.extract._lexicon import APPS_ZH, canonicalize
+from graphmem.extract._lexicon import APP_NAMES_ZH, APPS_ZH, canonicalize
 from graphmem.extract._text import Hit, already_named, someone_else_zh
 
 Found = list[tuple[int, int, list[Hit]]]
@@ -276,7 +276,10 @@ _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
 # A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
 _USE_FINAL_ZH = re.compile(
     r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是)?"
-    r"(?P<name>[\u4e00-\u9fff]{2,6})$")
+    r"(?P<name>[\u4e00-\u9fff]{2,8})$")
+_ON_APP_ZH = re.compile(
+    r"(?:在|开|上|刷|打开|用)(?P<name>" + "|".join(sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + r")(?![\u4e00-\u9fff]{0,2}(?:工作|上班|实习|面试|公司|总部))")
 _INTO_APP_ZH = re.compile(
     r"(?:丢|扔|放|存|记|写|塞)(?:在|进|到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
 _NOT_SO_ZH = re.compile(r"应用|项目|网站|程序|服务|产品|[Aa]pp|建议|推荐|应该|要不|"
@@ -335,6 +338,10 @@ def products_zh(text: str, found: Found) -> list[Hit]:
                     any(h.obj == name for h in out):
                 continue
             out.append(Hit("use", "self", name, confidence=0.7))
+        for m in _ON_APP_ZH.finditer(clause):  # 追番一般在B站, 听书就开喜马拉雅
+            name = m.group("name")
+            if not already_named(found, name) and all(h.obj != name for h in out):
+                out.append(Hit("use", "self", name, confidence=0.7))
         for m in _INTO_APP_ZH.finditer(clause):
             name = m.group("name")
             if name in APPS_ZH and not already_named(found, name) \
