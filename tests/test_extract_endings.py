@@ -106,6 +106,14 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("一到秋天就鼻子痒，尘螨过敏真的太难受了。", {_u("allergic_to", "尘螨")}),  # 我 left out
     ("下个月正式去比亚迪报到。", {_u("works_at", "比亚迪")}),
     ("追剧一般在爱奇艺，听播客就开小宇宙。", {_u("uses", "爱奇艺"), _u("uses", "小宇宙")}),
+    # what nothing beats, without its serving and its occasion
+    ("Honestly nothing beats a lazy Saturday with a big mug of chai.", {_u("likes", "chai")}),
+    ("nothing beats an ice-cold lemonade after a long hike", {_u("likes", "lemonade")}),
+    # an employer named after "for", or after "a firm called"
+    ("I'm a wind technician for Ørsted.",
+     {_u("has_role", "wind technician"), _u("works_at", "Ørsted")}),
+    ("I'm an accountant at a tiny family firm called Reed & Lowe.",
+     {_u("has_role", "accountant"), _u("works_at", "Reed & Lowe")}),
 ]
 
 

@@ -655,7 +655,11 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
                      r"(?:an?\s+|the\s+)?(?P<obj>[^.;!?]+)", tail, re.I)
         other = "role"
     else:
-        m = re.match(r"^\s*(?:at|for|with)\s+(?P<obj>[A-Z0-9](?:[^.;!?]|(?<=\bSt)\.)*)", tail)
+        # "at Unilever", "for Ørsted", "at a small firm called Ortiz & Blum"
+        m = re.match(r"^\s*(?:at|for|with)\s+(?:an?\s+(?:[\w-]+\s+){0,3}?(?:firm|company|startup|"
+                     r"agency|practice|clinic|studio|shop|business|charity|school|hospital)\s+"
+                     r"(?:called|named)\s+)?"
+                     r"(?P<obj>[A-Z0-9À-ÖØ-Þ](?:[^.;!?]|(?<=\bSt)\.)*)", tail)
         other = "works"
     if not m:
         return []

@@ -85,11 +85,7 @@ CHANGE_RULES: list[Rule] = [
     # "swimming is my thing now", "board games are kind of my thing"
     _rule("like", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w.+# -]{1,30}?)\s+(?:is|are)\s+(?:kind\s+of\s+|"
           r"sort\s+of\s+|really\s+|totally\s+)?(?P<who>my)\s+(?:new\s+)?thing\b", subject="self"),
-    # "nothing beats a bowl of pho", "I'd pick a long train journey over flying any day"
-    _rule("like", r"(?:^|(?<=[,;:])\s*)nothing\s+(?:beats|compares\s+to|tops)\s+"
-          r"(?:an?\s+(?:good\s+|hot\s+|cold\s+|big\s+)?(?:bowl|cup|plate|glass|slice|pint|mug)"
-          r"\s+of\s+)?" + _O,
-          subject="self"),
+    # "I'd pick a long train journey over flying any day" ("nothing beats X": _idioms)
     _rule("like", r"\bI\s+would\s+(?:pick|choose|take)\s+(?P<obj>[\w' -]{2,40}?)\s+over\s+",
           subject="self"),
     # "camping is my least favourite way to spend a weekend", "jazz fusion doesn't do it for me"

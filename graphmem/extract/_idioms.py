@@ -145,6 +145,21 @@ _PEOPLE_THINGS = re.compile(r"^(?:people|guys|folks|someone|somebody|everyone|he
                             r"her|them|you)\b", re.I)
 
 
+# "nothing beats a cold kombucha after a long run", "honestly nothing beats a rainy Sunday
+# with a steaming bowl of pho": what is liked, without its serving and its occasion
+_NOTHING_BEATS_EN = re.compile(
+    r"\b(?:nothing|nothin'|nothing\s+in\s+the\s+world)\s+(?:really\s+)?(?:beats|compares\s+to|"
+    r"tops)\s+(?P<obj>[^,;.!?]{2,80})", re.I)
+_CUT_SCENE_EN = re.compile(
+    r"\s+(?:after|before|on|in|at|when|while|during|from|for|to|and|or|like|as|with|"
+    r"first\s+thing|every|each)\b", re.I)
+_SERVING_EN = re.compile(
+    r"^\s*(?:(?:a|an|the|my|some|good|great|nice|proper|real|big|hot|cold|ice-cold|iced|warm|"
+    r"steaming|fresh|freshly\s+\w+|homemade|home-made|decent|perfect|simple|lazy|quiet|long|"
+    r"rainy|sunny|slow|little)\s+)*(?:(?:bowl|cup|mug|glass|plate|slice|pint|bottle|can|"
+    r"piece|box|bag|scoop)s?\s+of\s+)?(?:(?:a|an|the|good|hot|cold|fresh|homemade)\s+)*", re.I)
+
+
 def _thing_en(raw: str, opens: bool = False) -> str:
     """The thing as said, without its article and trailing time words; ``opens``: it opened
     the sentence, so a capital is the sentence's ("Musicals"), not a title's."""
@@ -174,6 +189,14 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
         kind = "like" if good else "dislike"
         if not already_named(found, obj) and all(h.obj != obj for h in out):
             out.append(Hit(kind, "self", obj, confidence=0.8))
+    for m in _NOTHING_BEATS_EN.finditer(text):
+        scene = m.group("obj")
+        with_ = re.search(r"\bwith\s+(?P<thing>.+)$", scene)  # "a rainy Sunday with a bowl of pho"
+        obj = _thing_en(_SERVING_EN.sub("", _CUT_SCENE_EN.split(
+            with_.group("thing") if with_ else scene)[0]))
+        if obj and len(obj.split()) <= 4 and not _NOT_A_THING_EN.match(obj) \
+                and not already_named(found, obj) and all(h.obj != obj for h in out):
+            out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _PERSON_OF_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
         if obj and obj.lower() not in _NOT_PERSON_OF and not already_named(found, obj):
