@@ -114,6 +114,7 @@ FOUND: list[tuple[str, set[Key]]] = [
      {_u("has_role", "wind technician"), _u("works_at", "Ørsted")}),
     ("I'm an accountant at a tiny family firm called Reed & Lowe.",
      {_u("has_role", "accountant"), _u("works_at", "Reed & Lowe")}),
+    ("我对跑步是一点兴趣都没有。", {_u("dislikes", "跑步")}),  # not 跑步是
 ]
 
 
@@ -147,6 +148,7 @@ NOTHING = [
     "I run my own race.", "She runs her own bakery.",
     "Jake and I don't get along.", "My boss and I don't get along.",  # people
     "他下周去腾讯报到。",
+    "My job is basically fixing printers all day.",  # what the job does, not a role
 ]
 
 

@@ -288,7 +288,9 @@ RULES: list[Rule] = [
     _rule("role", r"\b(?:am|have\s+been)\s+(?:(?:now|also|currently|still|actually|no\s+longer|"
           r"not|officially|"
           r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
+    # "my job is a nurse", not "my job is basically flying drones" (what the job does)
     _rule("role", r"\bmy\s+(?:job|role|job\s+title|title|position|profession|occupation)\s+is\s+"
+          r"(?!(?:basically|mostly|just|mainly|largely|really|all\s+about|\w+ing)\b)"
           r"(?:an?\s+)?" + _O, subject="self"),
     _rule("works", r"\b(?:work|works|working|worked)\s+(?:remotely\s+|full[- ]time\s+|"
           r"part[- ]time\s+)?(?:at|for)\s+" + _O, self_only=True),
