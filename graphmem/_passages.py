@@ -13,7 +13,11 @@ is a passage of its own when the episode has more than one sentence: a long requ
 its facts in passing, one sentence among paragraphs about something else, and a window's
 vector is mostly the something else. A first-person statement (I / my / we / our, 我; not a
 question, not a request to the assistant) of ``MIN_STATEMENT_UNITS`` units or more counts,
-at most ``MAX_STATEMENTS`` per episode.
+at most ``MAX_STATEMENTS`` per episode. In a user's message that fits one vector (a chat
+line, not a pasted document) a statement with the "I" left out counts too ("Caught the 8:10
+ferry to the office this morning", 来厦门一个月了), unless it sets the assistant a task
+("Explain...", 推荐...) or speaks to or of "you"; in an assistant's, system's or tool's turn
+it does not (``NOT_USER_ROLES``).
 
 A passage is an index entry of its episode, not a memory: a ``Passage`` node with the
 user's ``userId``, its vector and ``embeddingModel``, no text of its own (the span is in its

@@ -148,3 +148,11 @@ def test_living_in_an_app_is_using_it(text: str, fact: tuple[str, str, bool]) ->
     found = facts(text)
     assert fact in found
     assert not {f for f in found if f[0] == "lives_in" and f != fact}
+
+
+def test_a_make_one_works_at_is_an_organization() -> None:
+    def types(text: str) -> dict[str, str]:
+        out = RuleExtractor().extract([Message(text, role="user", occurred_at=AT)])
+        return {e.name: e.type for e in out.entities}
+    assert types("I work at Tesla.")["Tesla"] == "organization"
+    assert types("I drive a Tesla these days.")["Tesla"] == "car"

@@ -78,6 +78,8 @@ _OBJECT_TYPE = {
     "has_pet": "animal", "learned": "lesson", "goes": "activity",
 }
 _UNDATED = frozenset({"plans_to", "goal"})
+# predicates whose object's type the predicate says, whatever the lexicon knows the name as
+_TYPED_BY_PREDICATE = frozenset({"works_at", "lives_in", "name_is"})
 # words of software work: "we moved to X" among them moves a project to a tool, else it is
 # the speaker's household moving home ("We moved to Bristol in August")
 _WORK_WORDS = re.compile(
@@ -147,7 +149,10 @@ class _Emitter:
         self._entity(subj[0], subj[1], subj[2])
         if name == CURRENT_OBJECT:
             return  # no thing of that name: the service finds what it ends
-        otype = object_type or (term.domain if term else _OBJECT_TYPE.get(predicate, "thing"))
+        # a workplace is an organization even when its name is a known make ("works at Tesla")
+        otype = object_type or (_OBJECT_TYPE.get(predicate) if predicate in _TYPED_BY_PREDICATE
+                                else None) or (term.domain if term else
+                                               _OBJECT_TYPE.get(predicate, "thing"))
         self._entity(name, otype, term)
 
     def _entity(self, name: str, etype: str, term: Term | None) -> None:
