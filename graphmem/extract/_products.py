@@ -278,7 +278,8 @@ _USE_FINAL_ZH = re.compile(
     r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是)?"
     r"(?P<name>[\u4e00-\u9fff]{2,8})$")
 _ON_APP_ZH = re.compile(
-    r"(?:在|开|上|刷|打开|用)(?P<name>" + "|".join(sorted(APP_NAMES_ZH, key=len, reverse=True))
+    r"(?:在|开|上|刷|打开|用)(?P<name>"
+    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
     + r")(?![\u4e00-\u9fff]{0,2}(?:工作|上班|实习|面试|公司|总部))")
 _INTO_APP_ZH = re.compile(
     r"(?:丢|扔|放|存|记|写|塞)(?:在|进|到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
