@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from graphmem.model import normalize
 from graphmem.relations import page_query
 from graphmem.store._text_terms import stem
-from graphmem.store.base import Store
+from graphmem.store.base import Row, Store
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _CURRENT_LIMIT = 200  # facts of one subject and predicate read per stop
@@ -53,15 +53,21 @@ def ending_target(stopped: str, current: Iterable[str]) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def current_facts(store: Store, user_id: str, subject_key: str, predicate: str,
+                  now_ms: int, as_of: int | None = None) -> list[Row]:
+    """The user's facts with this subject and predicate, valid now (or at ``as_of``)."""
+    query = page_query(as_of=as_of, known_at=None, now=now_ms, history=False,
+                       newest_first=None, after=None, limit=_CURRENT_LIMIT)
+    return store.relations(user_id, subject=subject_key, predicate=normalize(predicate),
+                           obj=None, page=query)
+
+
 def current_objects(store: Store, user_id: str, subject_key: str, predicate: str,
                     now_ms: int, as_of: int | None = None) -> list[str]:
     """The objects of the user's facts with this subject and predicate, valid now (or at
     ``as_of``)."""
-    query = page_query(as_of=as_of, known_at=None, now=now_ms, history=False,
-                       newest_first=None, after=None, limit=_CURRENT_LIMIT)
-    rows = store.relations(user_id, subject=subject_key, predicate=normalize(predicate),
-                           obj=None, page=query)
-    return [str(r.get("object") or "") for r in rows]
+    return [str(r.get("object") or "")
+            for r in current_facts(store, user_id, subject_key, predicate, now_ms, as_of)]
 
 
 # A whole kind given up ends every liked thing of that kind: "I went vegetarian" (likes

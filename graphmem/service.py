@@ -24,7 +24,7 @@ from graphmem._guard_fields import guard_relations
 from graphmem._opposites import with_opposites
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
-from graphmem._stop_names import current_objects, ending_target, of_kind
+from graphmem._stop_names import current_facts, current_objects, ending_target, of_kind
 from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -355,19 +355,20 @@ class MemoryService:
                     statements.append(st)
                     mentions[p.id].extend([EntityRef(st.subject_id, st.subject, False),
                                            EntityRef(st.object_id, st.object, False)])
-                    for liked in self._also_ended(plan, rel, st, statements) if rel.stop \
-                            else []:
+                    for pred, liked, cat, excl in self._also_ended(
+                            plan, rel, st, statements) if rel.stop else []:
                         # "I've gone off oat milk" ends the preference, and a plain like
                         # stored in more words ("oat milk lattes"); "I went vegetarian"
-                        # ends each liked meat ("steak")
+                        # ends each liked meat ("likes steak", a favourite "prefers steak")
                         per_episode[p.id].append(len(statements))
+                        phrase = "likes" if pred == "likes" else "prefers"
                         statements.append(self._statement(
-                            plan, entities, subject=rel.subject, predicate="likes", obj=liked,
-                            category="preference", exclusive=False,
+                            plan, entities, subject=rel.subject, predicate=pred, obj=liked,
+                            category=cat, exclusive=excl,
                             valid_from=_storable(rel.valid_from) or said_at, told=said_at,
                             valid_until=None, confidence=rel.confidence,
-                            importance=self.lifecycle.model.for_category("preference"),
-                            statement=f"{rel.subject} no longer likes {liked}",
+                            importance=self.lifecycle.model.for_category(cat),
+                            statement=f"{rel.subject} no longer {phrase} {liked}",
                             source_ref=p.source_ref, episode_id=p.id, stop=True,
                             subject_type=types.get(rel.subject, "thing"), object_type="thing",
                             aliases=aliases, scope=p.scope, session_id=p.session_id))
@@ -475,20 +476,32 @@ class MemoryService:
         return ending_target(stopped, [*stored, *said])
 
     def _also_ended(self, plan: WritePlan, rel: ExtractedRelation, st: Statement,
-                    batch: list[Statement]) -> list[str]:
-        """The plain likes a stop ends besides its own fact: the one a stopped taste
-        preference names in more words (``_liked_taste``), or each liked thing of a kind
-        given up ("meat": "steak", "bacon"; ``_stop_names.of_kind``)."""
+                    batch: list[Statement]) -> list[tuple[str, str, str, bool]]:
+        """The tastes a stop ends besides its own fact, as (predicate, object, category,
+        exclusive): the plain like a stopped taste preference names in more words
+        (``_liked_taste``), or each like and favourite of a kind given up ("meat": "likes
+        steak", "prefers bacon sandwiches"; ``_stop_names.of_kind``)."""
         liked = self._liked_taste(plan, rel, st, batch)
         if liked is not None:
-            return [liked]
+            return [("likes", liked, "preference", False)]
         if rel.predicate != "likes" or not rel.category.startswith("preference"):
             return []
         key = st.subject_key or normalize(st.subject)
-        said = [s.object for s in _said(batch, key, "likes") if not s.claim.stop]
-        ended = {s.object for s in _said(batch, key, "likes") if s.claim.stop}
-        current = [*current_objects(self.store, plan.user_id, key, "likes", plan.at), *said]
-        return [c for c in dict.fromkeys(of_kind(st.object, current)) if c not in ended]
+        out: list[tuple[str, str, str, bool]] = []
+        for pred in ("likes", "prefers"):
+            held = [(s.object, s.category, bool(s.exclusive))
+                    for s in _said(batch, key, pred) if not s.claim.stop]
+            held += [(str(r.get("object") or ""), str(r.get("category") or "preference"),
+                      bool(r.get("exclusive")))
+                     for r in current_facts(self.store, plan.user_id, key, pred, plan.at)]
+            ended = {s.object for s in _said(batch, key, pred) if s.claim.stop}
+            kind = set(of_kind(st.object, [o for o, _, _ in held]))
+            seen: set[str] = set()
+            for obj, cat, excl in held:
+                if obj in kind and obj not in ended and obj not in seen:
+                    seen.add(obj)
+                    out.append((pred, obj, cat, excl))
+        return out
 
     def _liked_taste(self, plan: WritePlan, rel: ExtractedRelation, st: Statement,
                      batch: list[Statement]) -> str | None:

@@ -230,6 +230,8 @@ CHANGES: list[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]] = [
     (["I love bacon sandwiches and tennis.", "I went vegetarian in the spring."],
      {("likes", "tennis")}, {("likes", "bacon sandwiches")}),
     (["我超爱吃红烧肉。", "我吃素三个月了。"], set(), {("likes", "红烧肉")}),
+    (["Brisket is my favourite food ever.", "I went vegan in March."], set(),
+     {("prefers", "Brisket")}),
     # a phone is held one at a time: a new model replaces the old
     (["我用的是华为P50。", "换了个小米14，拍照好多了。"],
      {("uses", "小米14")}, {("uses", "华为P50")}),
