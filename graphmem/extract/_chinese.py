@@ -403,11 +403,14 @@ def _item(raw: str, kind: str) -> str:
             if head:
                 return head
     if kind in ("like", "dislike", "stop_like"):
-        raw = _activity(_GO_TO.sub("", _WITH.sub("", raw)))
+        raw = _activity(_GO_TO.sub("", _AT_PLACE.sub("", _WITH.sub("", raw))))
     if kind in _USE_KINDS:
         app = next((a for a in _APPS_LONGEST_FIRST if raw.startswith(a)), None)
         if app:
             return app
+        on = _ON_OR_OF.match(raw)  # iPad上的Procreate, JetBrains的IDEA: the named thing
+        if on:
+            return on.group("name").strip()
         m = cut_at_words(_USE_CUT, raw)
         if m and m.start() > 0:
             raw = raw[: m.start()]
@@ -447,6 +450,13 @@ _PLACE_CUT = re.compile(r"(?:以后|之后|后)(?=[，,]?(?:加入|入职|进了
 _FUTURE = re.compile(
     r"下周|下个?月|下星期|明天|后天|明年|周末|今晚|过几天|月底|年底|国庆|春节|暑假|寒假"
 )
+# 在家拼乐高, 去剧院看话剧: where one does it is not what one likes
+_AT_PLACE = re.compile(r"^(?:(?:在|去|到)?(?:家里?|外面)|(?:在|去|到)[\u4e00-\u9fff]{1,3}?)"
+                       r"(?=(?:看|听|玩|吃|喝|打|踢|拼|逛|唱|跳|泡|爬|骑|游|做|学|跑|散|遛|钓|滑)"
+                       r"[\u4e00-\u9fffA-Za-z])")
+# iPad上的Procreate, JetBrains的IDEA: a product named after where it runs or who makes it
+_ON_OR_OF = re.compile(r"^[\u4e00-\u9fffA-Za-z0-9 ]{1,15}?(?:上的|里的|的)"
+                       r"(?P<name>[A-Za-z][A-Za-z0-9 .+#-]{1,30})$")
 # 喜欢(周末)去爬山 likes 爬山
 _GO_TO = re.compile(r"^(?:周末|平时|每天|晚上|下班后|有空)?[去来](?=[\u4e00-\u9fff]{2})")
 # 喜欢(和朋友)一起打球: who one does it with is not what one likes

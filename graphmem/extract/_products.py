@@ -323,8 +323,8 @@ def products_zh(text: str, found: Found) -> list[Hit]:
             name = m.group("name").strip(" .-_")
             before, after = clause[: m.start()], clause[m.end():]
             if name in _NOT_PRODUCT_EN or name.casefold() in _NOT_PRODUCT_ZH or \
-                    after[:1] in _SECRET_GLUE:
-                continue
+                    after[:1] in _SECRET_GLUE or re.match(r"的[A-Za-z]", after):
+                continue  # JetBrains的IDEA: the maker, the product is the second
             brand = re.search(r"([\u4e00-\u9fff]{2})$", before)
             if brand and brand.group(1) in _BRANDS_ZH:
                 name, before = brand.group(1) + name, before[:-2]
