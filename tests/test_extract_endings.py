@@ -120,6 +120,13 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("我更喜欢去球馆打羽毛球。", {_u("likes", "羽毛球")}),
     ("剪视频我一般用iPad上的LumaFusion。", {_u("uses", "LumaFusion"), _u("uses", "iPad")}),
     ("写文档我用的是Microsoft的Word。", {_u("uses", "Word")}),
+    # a device said as "my laptop's a X", "my daily driver is a X running Y"
+    ("My laptop's a Framework 16 these days.", {_u("uses", "Framework 16")}),
+    ("My daily driver is a ThinkPad running Debian.",
+     {_u("uses", "ThinkPad"), _u("uses", "Debian")}),
+    ("We've had our parrot Kiwi for ten years.", {_u("has_pet", "Kiwi")}),  # not "had our parrot"
+    ("I draft in Scrivener and the whole manuscript backs up to Dropbox.",
+     {_u("uses", "Scrivener"), _u("uses", "Dropbox")}),
 ]
 
 

@@ -576,9 +576,14 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if check == "tool_list":
         items = [i for n, i in enumerate(items) if tool_list_ok(i, first=n == 0)]
     if check == "named":  # "my editor is VS Code", not "my phone is dead"
+        # "a ThinkPad running Arch Linux": the device, not what it runs
+        items = [re.split(r"\s+(?:running|with|on|that|which)\s+", i, maxsplit=1)[0]
+                 for i in items]
         items = [i for i in items if lookup(i) is not None or i[:1].isupper() or i[:1].isdigit()]
     if kind in ("like", "dislike", "stop_like"):
         items = [like_object(i) for i in items]
+    if kind in ("use", "now_use"):  # "the whole vault syncs through Syncthing" names no tool
+        items = [i for i in items if len(i.split()) <= 4 or lookup(i) is not None]
     kinds = [kind] * len(items)
     if kind == "stop_use" and check == "give_up":
         kinds, items = _given_up(gd.get("verb") or "", raw_obj, items)

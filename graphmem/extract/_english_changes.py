@@ -31,7 +31,7 @@ def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
 _O = r"(?P<obj>(?:[^.;!?]|\.(?=\w))+)"
 # An organisation as written: capitalised words ("Riverside Primary", "St. Mary's").
 _ORG = r"(?P<obj>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})"
-_EDITORISH = (r"(?:editor|text\s+editor|code\s+editor|ide|browser|web\s+browser|os|"
+_EDITORISH = (r"(?:editor|text\s+editor|code\s+editor|ide|browser|web\s+browser|os|daily\s+driver|"
               r"operating\s+system|shell|terminal|phone|laptop|database|db|notes?\s+app|"
               r"note-taking\s+app|password\s+manager|email\s+client|distro|"
               r"(?:running\s+|smart\s*|fitness\s+)?watch|e-?reader)")
@@ -58,7 +58,7 @@ CHANGE_RULES: list[Rule] = [
     # "my editor is VS Code": the thing named is in use
     _rule("use", r"\b(?P<who>my|our)\s+(?:main\s+|current\s+|daily\s+|primary\s+|default\s+|"
           r"usual\s+|work\s+|home\s+|personal\s+)?" + _EDITORISH
-          + r"\s+(?:of\s+choice\s+)?(?:is|=)\s+(?:now\s+)?" + _O,
+          + r"(?:\s+(?:of\s+choice\s+)?(?:is|=)|['’]s)\s+(?:now\s+)?" + _O,
           subject="self", extra={"check": "named"}),
     # what a device runs is in use: "my laptop runs Fedora now" (a known name only)
     _rule("use", r"\b(?P<who>my|our)\s+(?:new\s+|old\s+|work\s+|home\s+)?(?:laptop|computer|pc|"

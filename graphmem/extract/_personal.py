@@ -89,7 +89,7 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("pet", re.compile(
         rf"\b(?:I|we)\s+(?:have\s+got|have|own|got|adopted|rescued|just\s+got|just\s+adopted|"
         rf"recently\s+adopted)\s+"
-        rf"(?:{_COUNT})?(?P<species>(?:[a-z]+\s+){{0,2}}?{_SPECIES})\b"
+        rf"(?:{_COUNT})?(?P<species>(?:(?!had\b|our\b|my\b)[a-z]+\s+){{0,2}}?{_SPECIES})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b"
         # "adopted a rescue rabbit, the shelter had named him Thumper"
         rf"|[^.;!?]{{0,50}}?\b(?:named|called)\s+(?:him|her|it)\s+(?P<later>{_NAME_EN})\b)?",
