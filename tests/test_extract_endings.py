@@ -115,6 +115,7 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("I'm an accountant at a tiny family firm called Reed & Lowe.",
      {_u("has_role", "accountant"), _u("works_at", "Reed & Lowe")}),
     ("我对跑步是一点兴趣都没有。", {_u("dislikes", "跑步")}),  # not 跑步是
+    ("My job is engineering manager these days.", {_u("has_role", "engineering manager")}),
     # where one does it is not what one likes; a product after its host or its maker
     ("我最喜欢在家看纪录片。", {_u("likes", "纪录片")}),
     ("我更喜欢去球馆打羽毛球。", {_u("likes", "羽毛球")}),

@@ -290,7 +290,9 @@ RULES: list[Rule] = [
           r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
     # "my job is a nurse", not "my job is basically flying drones" (what the job does)
     _rule("role", r"\bmy\s+(?:job|role|job\s+title|title|position|profession|occupation)\s+is\s+"
-          r"(?!(?:basically|mostly|just|mainly|largely|really|all\s+about|\w+ing)\b)"
+          r"(?!(?:basically|mostly|just|mainly|largely|really|all\s+about)\b|\w+ing\s+(?!(?:"
+          r"manager|engineer|lead|director|officer|specialist|coordinator|assistant|analyst|"
+          r"consultant|technician|associate|executive|editor)\b))"
           r"(?:an?\s+)?" + _O, subject="self"),
     _rule("works", r"\b(?:work|works|working|worked)\s+(?:remotely\s+|full[- ]time\s+|"
           r"part[- ]time\s+)?(?:at|for)\s+" + _O, self_only=True),
