@@ -81,6 +81,11 @@ _KINDS = {
 _KINDS["肉"] = _KINDS["meat"]
 
 
+def is_kind(name: str) -> bool:
+    """Whether ``name`` is a kind whose giving up ends its members (``of_kind``)."""
+    return normalize(name) in _KINDS
+
+
 def of_kind(kind: str, names: Iterable[str]) -> list[str]:
     """The ``names`` that are things of ``kind`` (a kind given up: "meat", 肉), itself
     left out; none for a name that is no such kind."""

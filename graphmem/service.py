@@ -24,7 +24,13 @@ from graphmem._guard_fields import guard_relations
 from graphmem._opposites import with_opposites
 from graphmem._passages import passage_writes
 from graphmem._speakers import Labels
-from graphmem._stop_names import current_facts, current_objects, ending_target, of_kind
+from graphmem._stop_names import (
+    current_facts,
+    current_objects,
+    ending_target,
+    is_kind,
+    of_kind,
+)
 from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
@@ -484,8 +490,9 @@ class MemoryService:
         liked = self._liked_taste(plan, rel, st, batch)
         if liked is not None:
             return [("likes", liked, "preference", False)]
-        if rel.predicate != "likes" or not rel.category.startswith("preference"):
-            return []
+        if rel.predicate != "likes" or not rel.category.startswith("preference") \
+                or not is_kind(st.object):
+            return []  # no kind given up: nothing more to read
         key = st.subject_key or normalize(st.subject)
         out: list[tuple[str, str, str, bool]] = []
         for pred in ("likes", "prefers"):
