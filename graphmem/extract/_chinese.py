@@ -154,6 +154,8 @@ def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
 
 
 _N = "[^，,。！？；;!?]"  # anything but a clause or sentence end
+# how long, up to its unit: 快半年, 三个多月, 差不多两 (年) (not 都: 成都一年)
+_HOW_LONG = r"(?:已经|快|才|有|差不多|将近)*[一二两三四五六七八九十几半\d]+个?多?"
 _NZ = "[^，,。！？；;!?在]"  # ... nor 在, which would start the place over
 _O = r"(?P<obj>[^，,。！？；;!?：:]+)"
 # A lesson's subject runs from the start of its clause.
@@ -269,7 +271,7 @@ RULES: list[Rule] = [
     # 来厦门一个月了, 到杭州快一年了: come to a town some months ago and still there (not a trip:
     # see _TRIP below)
     _rule("move", r"(?:^|(?<=[，,：:（(我们]))(?:已经|都)?(?:来|到)(?P<obj>" + _NZ + r"{2,6}?)"
-          r"(?=(?:已经|快|才|有|差不多|将近)*[一二两三四五六七八九十几半\d]+个?多?(?:月|年)多?了)",
+          r"(?=" + _HOW_LONG + r"(?:月|年)多?了)",
           self_only=True, extra={"check": "place", "not": "trip"}),
     _rule("now_use", r"(?:改用|换用|转用|换成|改成|切换到|切到|换到|转到|转向|迁移到|迁到|改为)了?"
           + _O),
@@ -443,9 +445,7 @@ _TRIP = re.compile(r"出差|旅游|旅行|玩|度假|开会|培训|探亲|看病
                    r"假期|放假|过年|回家")
 _HERE = re.compile(r"(?<=[\u4e00-\u9fffA-Za-z0-9]{2})(?:这边|那边|这儿|那儿|这里|那里)$")
 # how long one has been there, said after the place: 半年了, 快一年了, 三个多月了
-_FOR_A_WHILE = re.compile(
-    r"(?:已经|快|才|有|差不多|将近)*(?:[一二两三四五六七八九十几半\d]+)(?:个)?(?:多)?"
-    r"(?:月|年|周|星期|礼拜|天)(?:多)?(?:了)?$")
+_FOR_A_WHILE = re.compile(_HOW_LONG + r"(?:月|年|周|星期|礼拜|天)多?了?$")
 _PLACE_CUT = re.compile(r"(?:以后|之后|后)(?=[，,]?(?:加入|入职|进了|进入|开始|在|就))")
 _FUTURE = re.compile(
     r"下周|下个?月|下星期|明天|后天|明年|周末|今晚|过几天|月底|年底|国庆|春节|暑假|寒假"
