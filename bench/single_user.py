@@ -110,12 +110,13 @@ def ingest(gql: GraphQL, chat: Chat, user_turns_only: bool) -> int:
 
 
 def graphmem_rank(gql: GraphQL, chat: Chat, q: Question,
-                  kinds: list[str] | None) -> tuple[list[str], float]:
+                  kinds: list[str] | None, reference: bool = True) -> tuple[list[str], float]:
     started = time.perf_counter()
     refs: list[str] = []
     for limit in LIMITS:
-        rq: dict[str, Any] = {"userId": chat.user_id, "query": q.text, "limit": limit,
-                              "referenceTime": chat.reference_time}
+        rq: dict[str, Any] = {"userId": chat.user_id, "query": q.text, "limit": limit}
+        if reference:
+            rq["referenceTime"] = chat.reference_time
         if kinds:
             rq["kinds"] = kinds
         items = gql(RECALL, {"input": rq})["recall"]["items"]
@@ -184,6 +185,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-passages", action="store_true",
                    help="one vector per episode (GRAPHMEM_PASSAGES=false): recall without "
                         "the passages of long episodes")
+    p.add_argument("--no-reference-time", action="store_true",
+                   help="ask recall without referenceTime, as a client that sends none: "
+                        "the question's 'last year' is then read against the clock")
     p.add_argument("--retrievers", default=",".join(RETRIEVERS),
                    help=f"comma-separated subset of {','.join(RETRIEVERS)}")
     p.add_argument("--json", type=Path, default=None,
@@ -258,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                         per_q[(chat.lang, name)].append((q, score(q, ranks[name])))
                 for name in wanted_gm:
                     kinds = ["EPISODE"] if name == "graphmem episodes" else None
-                    ranked, ms = graphmem_rank(gql, chat, q, kinds)
+                    ranked, ms = graphmem_rank(gql, chat, q, kinds,
+                                               reference=not args.no_reference_time)
                     lat[name].append(ms)
                     per_q[(chat.lang, name)].append((q, score(q, ranked)))
             log(f"  {chat.user_id}: {len(qs)} questions")
@@ -284,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"embedder": settings.embedder, "embedding_model": embedder.model_id,
                      "passages": settings.passages,
                      "store": "embedded", "transport": "GraphQL (ASGI)",
-                     "depth": DEPTH, "limits": list(LIMITS)},
+                     "depth": DEPTH, "limits": list(LIMITS),
+                     "reference_time": not args.no_reference_time},
         "ingest": ingest_info,
         "results": results,
         "latency_graphql_ms": {k: latency_summary(v) for k, v in lat.items()},

@@ -73,6 +73,9 @@ class RecallTuning:
     #: people tell of an event after it: an episode up to this many days after the window
     #: (at most the window's own length) still counts as inside
     window_grace_days: float = 14.0
+    #: an episode whose words name a period within the window ("our camping trip last
+    #: year", said the year after) counts as inside too (``timeparse.mentioned_periods``)
+    mentioned_times: bool = True
     #: "how long..." questions ask for a time too (the time boost applies)
     duration_questions: bool = True
     #: conversational context: turns next to the top ``context_seeds`` episodes inherit
@@ -182,6 +185,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-time boost": replace(DEFAULT_TUNING, time_boost=0.0, context_time_weight=0.0,
                            duration_questions=False),
     "-window grace": replace(DEFAULT_TUNING, window_grace_days=0.0),
+    "-mentioned times": replace(DEFAULT_TUNING, mentioned_times=False),
     "-graph": replace(DEFAULT_TUNING, graph_weight=0.0),
     "graph from all 8 best-matching entities": replace(DEFAULT_TUNING, graph_seed_ratio=0.0),
     "graph 0.4": replace(DEFAULT_TUNING, graph_weight=0.4),

@@ -24,6 +24,7 @@ Conventions (documented because they are choices, not facts):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ __all__ = [
     "FAR_PAST",
     "TimeWindow",
     "is_when_question",
+    "mentioned_periods",
     "parse_timestamp",
     "resolve_relative_mention",
     "resolve_window",
@@ -385,6 +387,62 @@ def _before(g: dict[str, str | None], ref: datetime) -> _Hit | None:
     return _Hit(FAR_PAST, a.end if inclusive else a.start, "before")
 
 
+def _next_to(g: dict[str, str | None], ref: datetime) -> _Hit | None:
+    """"the week before 16 November 2023", "the Sunday before October 25", "the weekend
+    after May 3": the span of that kind next to the anchor, on the side named."""
+    if re.fullmatch(_WD, (g["a"] or "").strip(), re.IGNORECASE):
+        return None  # "the weekend before Sunday, April 9": the date says which Sunday
+    a = _anchor(g["a"] or "", ref)
+    if a is None or a.start == FAR_PAST:
+        return None
+    span = (g["span"] or "").lower()
+    before = (g["op"] or "").lower() != "after" and (g["op"] or "").lower() != "following"
+    edge = a.start if before else a.end
+    if span in ("day", "week"):
+        days = 1 if span == "day" else 7
+        start = edge - timedelta(days=days) if before else edge
+        return _Hit(start, start + timedelta(days=days), "range", start)
+    if span == "month":
+        start = _add_months(edge, -1) if before else edge
+        return _Hit(start, _add_months(start, 1), "range", start)
+    # a weekend (from its Saturday, two days) or one weekday, wholly on the side named
+    wd, length = (5, 2) if span == "weekend" else (_WEEKDAYS.index(span), 1)
+    if before:
+        last = _floor(edge - timedelta(days=length), "day")
+        start = last - timedelta(days=(last.weekday() - wd) % 7)
+    else:
+        first = _floor(edge, "day")
+        if first < edge:
+            first += timedelta(days=1)
+        start = first + timedelta(days=(wd - first.weekday()) % 7)
+    return _Hit(start, start + timedelta(days=length), "range", start)
+
+
+def _nth_week(g: dict[str, str | None], ref: datetime) -> _Hit | None:
+    """"the second week of November": seven days from the month's 8th; "the last week of
+    May" its last seven days."""
+    a = _anchor(g["a"] or "", ref)
+    if a is None or a.kind != "month":
+        return None
+    nth = (g["nth"] or "").lower()
+    if nth == "last":
+        start = a.end - timedelta(days=7)
+    else:
+        n = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3}.get(nth, 4)
+        start = a.start + timedelta(days=7 * (n - 1))
+    return _Hit(start, min(a.end, start + timedelta(days=7)), "range", start)
+
+
+def _half(g: dict[str, str | None], ref: datetime) -> _Hit | None:
+    """"the first half of September 2022": the anchor's first (or second) half, in days."""
+    a = _anchor(g["a"] or "", ref)
+    if a is None or a.start == FAR_PAST or a.end - a.start < timedelta(days=2):
+        return None
+    mid = _floor(a.start + (a.end - a.start) / 2, "day")
+    first = (g["half"] or "").lower() == "first"
+    return _Hit(a.start, mid, "range", a.start) if first else _Hit(mid, a.end, "range", mid)
+
+
 def _ago(g: dict[str, str | None], ref: datetime) -> _Hit | None:
     unit = _UNITS[(g["unit"] or "").lower().rstrip("s").removeprefix("个")]
     n = _count(g["n"] or "")
@@ -441,12 +499,22 @@ _RULES_SRC: list[tuple[str, _Handler]] = [
     (r"(?:earlier|so\s+far)\s+this\s+(?P<unit>year|month|week)|(?:earlier|so\s+far)\s+(?P<u2>today)"
      r"|(?P<cnu>今年|这个月|本月)(?:到目前为止|以来)", _so_far),
 ]
+# a span next to, or a part of, an anchor ("the week before 16 November", "the second week
+# of November", "the first half of September 2022"); after the anchors, so a phrase that is
+# one ("the day before yesterday") keeps its own kind
+_SPANS_SRC: list[tuple[str, _Handler]] = [
+    (rf"(?:the\s+)?(?P<span>day|week|weekend|month|{_WD})\s+(?P<op>before|after|prior\s+to|"
+     rf"following)\s+(?P<a>{_ANY})", _next_to),
+    (rf"(?:the\s+)?(?P<nth>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+week\s+(?:of|in)\s+"
+     rf"(?P<a>{_ANY})", _nth_week),
+    (rf"(?:the\s+)?(?P<half>first|second|latter)\s+half\s+of\s+(?P<a>{_ANY})", _half),
+]
 _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (re.compile(_B + p + _E, re.IGNORECASE), fn) for p, fn in _RULES_SRC
 ] + [
     (re.compile(_B + (need or f"{_PREP}?") + "(?:" + p + ")" + _E, re.IGNORECASE), fn)
     for p, fn, need in _ANCHORS
-]
+] + [(re.compile(_B + p + _E, re.IGNORECASE), fn) for p, fn in _SPANS_SRC]
 
 
 def _find(text: str, ref: datetime) -> tuple[str, _Hit] | None:
@@ -505,6 +573,47 @@ def resolve_relative_mention(text: str, reference: datetime) -> datetime | None:
     moment = hit.point if hit.point is not None else hit.start
     # a time graphmem cannot store is no answer (a statement's start is stored)
     return moment if MIN_INSTANT <= moment <= MAX_INSTANT else None
+
+
+#: periods too open to date what a message speaks of ("before 2020", "since May", "lately")
+_OPEN_KINDS = frozenset({"before", "after", "rolling", "recent"})
+# sentence ends ("Jan. 5" keeps its dot: a full stop ends a sentence only before a capital
+# or the end) and a word every time phrase the rules read holds
+_CLAUSE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“‘(])|[。！？\n]+")
+_TIME_WORD = re.compile(
+    r"\d|[年月周天日昨星期礼拜春夏秋冬前]|" + _MON + "|" + _WD +
+    r"|\b(?:ago|yesterday|today|tonight|tomorrow|weekend|last|this|next|previous|current"
+    r"|coming|past|spring|summer|fall|autumn|winter)\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def mentioned_periods(text: str, said_at: datetime) -> tuple[tuple[datetime, datetime], ...]:
+    """The bounded periods a message names, read at ``said_at`` (when it was said): "our
+    camping trip last year" said in 2023 names 2022, 上个月 said in May names April.
+    Overlapping phrases count once, the longest ("March 2023", not also "2023"); open ones
+    ("before 2020", "recently") not at all. Cached: recall reads the same messages again."""
+    ref = said_at if said_at.tzinfo is not None else said_at.replace(tzinfo=UTC)
+    out: list[tuple[datetime, datetime]] = []
+    # each rule reads one sentence at most; only sentences with a word of time are read
+    for sentence in _CLAUSE.split(text):
+        if not _TIME_WORD.search(sentence):
+            continue
+        found: list[tuple[int, int, int, _Hit]] = []
+        for idx, (rx, fn) in enumerate(_RULES):
+            for m in rx.finditer(sentence):
+                try:
+                    hit = fn(_groups(m), ref)
+                except (OverflowError, ValueError):
+                    hit = None
+                if hit is not None and hit.kind not in _OPEN_KINDS:
+                    found.append((m.start(), m.end(), idx, hit))
+        found.sort(key=lambda f: (f[0] - f[1], f[0], f[2]))
+        taken: list[tuple[int, int]] = []
+        for start, end, _, hit in found:
+            if all(end <= a or start >= b for a, b in taken):
+                taken.append((start, end))
+                out.append((hit.start, hit.end))
+    return tuple(out)
 
 
 _WHEN = re.compile(

@@ -287,6 +287,42 @@ def test_longest_expression_wins() -> None:
     assert w is not None and w.kind == "month" and w.start == d(2023, 3, 1)
 
 
+@pytest.mark.parametrize(("query", "start", "end"), [
+    # a span next to an anchor, on the side named
+    ("Where was Tim in the week before 16 November 2023?", d(2023, 11, 9), d(2023, 11, 16)),
+    ("what did I do the day after May 3, 2023", d(2023, 5, 4), d(2023, 5, 5)),
+    ("the month before March 2023", d(2023, 2, 1), d(2023, 3, 1)),
+    # Tuesday 25 October 2022: the Sunday before is the 23rd; a Sunday edge is no Sunday
+    # before itself
+    ("shown on the Sunday before October 25, 2022?", d(2022, 10, 23), d(2022, 10, 24)),
+    ("the Sunday before October 23, 2022", d(2022, 10, 16), d(2022, 10, 17)),
+    # Monday 10 April 2023: the weekend before is the 8th and 9th; after Wednesday 3 May
+    # 2023 it is the 6th and 7th
+    ("What did Maria do last weekend before April 10, 2023?", d(2023, 4, 8), d(2023, 4, 10)),
+    ("the weekend after May 3, 2023", d(2023, 5, 6), d(2023, 5, 8)),
+    # a part of an anchor
+    ("Which country was Tim visiting in the second week of November 2023?",
+     d(2023, 11, 8), d(2023, 11, 15)),
+    ("the last week of May 2023", d(2023, 5, 25), d(2023, 6, 1)),
+    ("the first half of September 2022", d(2022, 9, 1), d(2022, 9, 16)),
+    ("the second half of 2022", d(2022, 7, 2), d(2023, 1, 1)),
+])
+def test_spans_next_to_and_parts_of_an_anchor(query: str, start: datetime,
+                                              end: datetime) -> None:
+    w = resolve_window(query, REF)
+    assert w is not None and (w.start, w.end, w.kind) == (start, end, "range"), w
+
+
+def test_a_phrase_that_is_an_anchor_keeps_its_kind() -> None:
+    w = resolve_window("the day before yesterday", REF)
+    assert w is not None and (w.start, w.end, w.kind) == (d(2025, 6, 16), d(2025, 6, 17), "day")
+    # "the second week of 2023" is no week of a month (and a bare year is no anchor);
+    # the weekend before a bare "Sunday" is not made up
+    assert resolve_window("the second week of 2023", REF) is None
+    w = resolve_window("the weekend before Sunday, April 9, 2023", REF)
+    assert w is not None and w.kind != "range"
+
+
 def test_time_window_contains_is_half_open() -> None:
     w = TimeWindow(start=d(2024, 1, 1), end=d(2025, 1, 1), phrase="in 2024", kind="year")
     assert w.contains(d(2024, 1, 1)) and w.contains(d(2024, 12, 31, 23, 59))

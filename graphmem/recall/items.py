@@ -19,7 +19,7 @@ from graphmem.recall.analysis import Asked
 from graphmem.recall_model import DAY_MS, LABEL, RecallItem, RecallTuning, Scores
 from graphmem.relations import believed, valid_at, valid_during
 from graphmem.store.base import Row
-from graphmem.timeparse import TimeWindow
+from graphmem.timeparse import TimeWindow, mentioned_periods
 
 
 def _item(importance: ImportanceModel, kind: MemoryKind, row: Row, q: RecallIn, a: Asked,
@@ -58,8 +58,11 @@ def _item(importance: ImportanceModel, kind: MemoryKind, row: Row, q: RecallIn, 
             # told just after the window, a change ("switched to green tea") says what
             # holds after it, not during it: neither credit nor penalty
             late_change = inside and occurred >= end and says_change(row["content"])
+            told_of = not inside and t.mentioned_times and _tells_of(row, occurred, start,
+                                                                    end)
             scores.temporal = t.window_before if late_change else t.window_inside \
-                if inside else (t.window_before if occurred < start else t.window_outside)
+                if inside or told_of else (t.window_before if occurred < start
+                                           else t.window_outside)
         text = shown(row.get("speaker"), row["content"])
         return RecallItem(kind, row["id"], text, 0.0, scores,
                           occurred_at=from_ms(occurred))
@@ -89,6 +92,15 @@ def in_scope(kind: MemoryKind, row: Row, scope: str | None, session_id: str | No
 def _overlaps(row: Row, window: TimeWindow, known_at: int) -> bool:
     """Was the relation, as believed at ``known_at``, valid at some time in ``window``?"""
     return valid_during(row, to_ms(window.start) or 0, to_ms(window.end) or 0, known_at)
+
+
+def _tells_of(row: Row, occurred: int, start: int, end: int) -> bool:
+    """Does the episode name a period within ``[start, end)`` ("last month", read at the
+    time it was said)? Within, not overlapping: "this year's budget is tight" is no message
+    about March."""
+    said_at = from_ms(occurred)
+    return any(start <= (to_ms(a) or 0) and (to_ms(b) or 0) <= end
+               for a, b in mentioned_periods(str(row.get("content") or ""), said_at))
 
 
 def _recency(anchor_ms: int, now_ms: int, half_life_days: float = 180.0) -> float:
