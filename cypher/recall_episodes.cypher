@@ -12,4 +12,4 @@ RETURN n.id AS id, n.createdAt AS createdAt, n.recordedAt AS recordedAt,
        coalesce(a.lastAt, n.lastAccessedAt) AS lastAccessedAt,
        n.importanceAdjust AS importanceAdjust, n.content AS content, n.speaker AS speaker,
        n.occurredAt AS occurredAt, n.sessionId AS sessionId, n.sourceRef AS sourceRef,
-       n.role AS role, n.scope AS scope
+       n.role AS role, n.scope AS scope, n.toldOf AS toldOf

@@ -15,5 +15,5 @@ OPTIONAL MATCH (a:Access {id: n.id})
 RETURN n {.id, .createdAt, .recordedAt, .forgottenAt, .importance,
           accessCount: coalesce(a.count, n.accessCount),
           lastAccessedAt: coalesce(a.lastAt, n.lastAccessedAt), .importanceAdjust, .content,
-          .speaker, .occurredAt, .sessionId, .sourceRef, .role, .scope} AS n
+          .speaker, .occurredAt, .sessionId, .sourceRef, .role, .scope, .toldOf} AS n
 LIMIT $limit

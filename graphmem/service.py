@@ -72,6 +72,7 @@ from graphmem.relations import (
 from graphmem.settings import Settings
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 from graphmem.temporal import Claim
+from graphmem.timeparse import told_of
 
 Clock = Callable[[], datetime]
 
@@ -429,6 +430,8 @@ class MemoryService:
                 "speakerFrom": p.speaker_from,
                 "sessionId": p.session_id, "scope": p.scope,
                 "occurredAt": to_ms(p.occurred_at),
+                # the periods its words name ("last year"), for recall's time windows
+                "toldOf": told_of(p.content, p.occurred_at),
                 "recordedAt": at, "source": p.source, "sourceRef": p.source_ref,
                 "forgottenAt": None, "accessCount": 0,
                 "embeddingModel": self.embedder.model_id, "schemaVersion": SCHEMA_VERSION}

@@ -24,7 +24,6 @@ Conventions (documented because they are choices, not facts):
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,9 +44,11 @@ __all__ = [
     "is_when_question",
     "mentioned_periods",
     "parse_timestamp",
+    "read_told_of",
     "resolve_relative_mention",
     "resolve_window",
     "strip_window",
+    "told_of",
 ]
 
 FAR_PAST = datetime(1, 1, 1, tzinfo=UTC)
@@ -396,7 +397,7 @@ def _next_to(g: dict[str, str | None], ref: datetime) -> _Hit | None:
     if a is None or a.start == FAR_PAST:
         return None
     span = (g["span"] or "").lower()
-    before = (g["op"] or "").lower() != "after" and (g["op"] or "").lower() != "following"
+    before = (g["op"] or "").lower() not in ("after", "following")
     edge = a.start if before else a.end
     if span in ("day", "week"):
         days = 1 if span == "day" else 7
@@ -586,12 +587,11 @@ _TIME_WORD = re.compile(
     r"|coming|past|spring|summer|fall|autumn|winter)\b", re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=4096)
 def mentioned_periods(text: str, said_at: datetime) -> tuple[tuple[datetime, datetime], ...]:
     """The bounded periods a message names, read at ``said_at`` (when it was said): "our
     camping trip last year" said in 2023 names 2022, 上个月 said in May names April.
     Overlapping phrases count once, the longest ("March 2023", not also "2023"); open ones
-    ("before 2020", "recently") not at all. Cached: recall reads the same messages again."""
+    ("before 2020", "recently") not at all."""
     ref = said_at if said_at.tzinfo is not None else said_at.replace(tzinfo=UTC)
     out: list[tuple[datetime, datetime]] = []
     # each rule reads one sentence at most; only sentences with a word of time are read
@@ -614,6 +614,24 @@ def mentioned_periods(text: str, said_at: datetime) -> tuple[tuple[datetime, dat
                 taken.append((start, end))
                 out.append((hit.start, hit.end))
     return tuple(out)
+
+
+def told_of(text: str, said_at: datetime) -> str:
+    """The periods a message names (``mentioned_periods``) as stored on its episode:
+    ``"<start ms>:<end ms>"`` joined by ``;``, empty when it names none."""
+    return ";".join(f"{int(a.timestamp() * 1000)}:{int(b.timestamp() * 1000)}"
+                    for a, b in mentioned_periods(text, said_at))
+
+
+def read_told_of(value: str) -> list[tuple[int, int]]:
+    """The periods of a stored ``told_of`` value, in epoch ms (a malformed part is left out:
+    one hand-edited row must not fail a recall)."""
+    out = []
+    for part in value.split(";"):
+        a, sep, b = part.partition(":")
+        if sep and a.lstrip("-").isdigit() and b.lstrip("-").isdigit():
+            out.append((int(a), int(b)))
+    return out
 
 
 _WHEN = re.compile(

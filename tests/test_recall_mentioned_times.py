@@ -15,9 +15,10 @@ from graphmem.embed import HashingEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import Recaller
+from graphmem.recall.items import _tells_of
 from graphmem.recall_model import DEFAULT_TUNING
 from graphmem.service import MemoryService
-from graphmem.timeparse import mentioned_periods
+from graphmem.timeparse import mentioned_periods, read_told_of
 
 from .api_support import Api, serve_api
 from .conftest import DIM, FakeClock, make_settings
@@ -138,3 +139,25 @@ def test_a_longer_period_is_no_message_about_the_window(service: MemoryService,
                                    reference_time=ASKED_AT).validated(1000), service.clock())
     temporal = {s.source_ref: it.scores.temporal for it in res.items for s in it.sources}
     assert temporal["march"] > 0 > temporal["this-year"]
+
+
+def test_the_periods_are_written_with_the_episode(service: MemoryService, user: str) -> None:
+    _store_both(service, user)
+    _, ids = service.store.page_episodes(user, session_id=None, with_forgotten=False,
+                                         offset=0, limit=10)
+    rows = {r["sourceRef"]: r for r in service.store.nodes("Episode", user, ids)}
+    assert read_told_of(rows["told-of"]["toldOf"]) == [
+        (int(datetime(2022, 1, 1, tzinfo=UTC).timestamp() * 1000),
+         int(datetime(2023, 1, 1, tzinfo=UTC).timestamp() * 1000))]
+    assert rows["distractor"]["toldOf"] == ""  # none named, and known to be none
+
+
+def test_an_episode_stored_without_them_is_read_from_its_words() -> None:
+    said = int(datetime(2023, 6, 1, tzinfo=UTC).timestamp() * 1000)
+    start = int(datetime(2022, 1, 1, tzinfo=UTC).timestamp() * 1000)
+    end = int(datetime(2023, 1, 1, tzinfo=UTC).timestamp() * 1000)
+    legacy = {"content": TOLD_OF}
+    assert _tells_of(legacy, said, start, end)
+    # the stored value is what counts when there is one; a malformed part is no period
+    assert not _tells_of({**legacy, "toldOf": ""}, said, start, end)
+    assert _tells_of({"content": "", "toldOf": f"x:y;{start}:{end}"}, said, start, end)

@@ -5,6 +5,7 @@ frequency, recency, the question's window)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from datetime import datetime
 
@@ -19,7 +20,7 @@ from graphmem.recall.analysis import Asked
 from graphmem.recall_model import DAY_MS, LABEL, RecallItem, RecallTuning, Scores
 from graphmem.relations import believed, valid_at, valid_during
 from graphmem.store.base import Row
-from graphmem.timeparse import TimeWindow, mentioned_periods
+from graphmem.timeparse import TimeWindow, read_told_of, told_of
 
 
 def _item(importance: ImportanceModel, kind: MemoryKind, row: Row, q: RecallIn, a: Asked,
@@ -97,10 +98,17 @@ def _overlaps(row: Row, window: TimeWindow, known_at: int) -> bool:
 def _tells_of(row: Row, occurred: int, start: int, end: int) -> bool:
     """Does the episode name a period within ``[start, end)`` ("last month", read at the
     time it was said)? Within, not overlapping: "this year's budget is tight" is no message
-    about March."""
-    said_at = from_ms(occurred)
-    return any(start <= (to_ms(a) or 0) and (to_ms(b) or 0) <= end
-               for a, b in mentioned_periods(str(row.get("content") or ""), said_at))
+    about March. Written with the episode (``toldOf``); read from its words for an episode
+    stored before that."""
+    stored = row.get("toldOf")
+    periods = read_told_of(stored) if isinstance(stored, str) else \
+        _periods_in(str(row.get("content") or ""), occurred)
+    return any(start <= a and b <= end for a, b in periods)
+
+
+@functools.lru_cache(maxsize=4096)
+def _periods_in(content: str, occurred: int) -> list[tuple[int, int]]:
+    return read_told_of(told_of(content, from_ms(occurred)))
 
 
 def _recency(anchor_ms: int, now_ms: int, half_life_days: float = 180.0) -> float:
