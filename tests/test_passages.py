@@ -251,7 +251,11 @@ def test_passages_are_written_with_their_episode_or_not_at_all(
 
 
 def test_an_embedded_graph_made_before_passages_gets_their_index_on_open(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem.store import falkor as falkor_store
+
+    # the index path (a small user's search is exact and needs no index)
+    monkeypatch.setattr(falkor_store, "EXACT_SCAN_MAX", -1)
     store = FalkorStore(tmp_path / "old", dim=DIM)
     store.open()
     try:
@@ -267,6 +271,7 @@ def test_an_embedded_graph_made_before_passages_gets_their_index_on_open(
         store.close()
     store.open()
     try:
+        assert store.vector_index_dim("u", PASSAGE) == DIM
         assert store.vector_search(PASSAGE, "u", [0.1] * DIM, 5) == []
     finally:
         store.close()
