@@ -122,3 +122,22 @@ def test_past_the_limit_the_index_answers(world,  # type: ignore[no-untyped-def]
         assert "epi_other_000" not in {h.id for h in hits}
     finally:
         store.close()
+
+
+def test_vectors_of_another_length_leave_the_search_to_the_index(world) -> None:  # type: ignore[no-untyped-def]
+    # an embedder of another length was configured and `graphmem reembed` has not reached
+    # every node: the scan cannot compare them, the index holds only its own length
+    path, vectors, query = world
+    store = FalkorStore(path, dim=DIM)
+    store.open()
+    try:
+        graph = store._handle(falkor_store.tenant_graph("graphmem", USER))
+        graph.query("MATCH (n:Episode {id: 'epi_rnd_000'}) SET n.embedding = vecf32($v)",
+                    {"v": [0.5] * (DIM * 2)})
+        first = store.vector_search("Episode", USER, query, 5)
+        assert [h.id for h in first][:3] == ["epi_ans_0", "epi_ans_1", "epi_ans_2"]
+        assert ("Episode", USER) in store._mixed
+        assert "epi_rnd_000" not in {h.id for h in store.vector_search("Episode", USER,
+                                                                       query, 40)}
+    finally:
+        store.close()

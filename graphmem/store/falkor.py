@@ -88,6 +88,7 @@ class FalkorStore(CypherReads):
         self._ft_stats = CorpusStats()  # BM25's corpus size and length per (label, user)
         self._versions: dict[str, int] = {}  # userId -> plans applied since open
         self._sizes: dict[tuple[str, str], tuple[int, float]] = {}  # (label, user) -> count
+        self._mixed: dict[tuple[str, str], float] = {}  # exact scan failed at (monotonic)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -98,10 +99,22 @@ class FalkorStore(CypherReads):
                       k: int) -> list[Hit]:
         """The user's ``k`` nearest ``label`` nodes: exact cosine over them up to
         ``EXACT_SCAN_MAX`` of them, else through the index (``CypherReads``)."""
-        if self._label_size(label, user_id) <= EXACT_SCAN_MAX:
-            rows = self._exec(self._q.get("vector_exact", label=label),
-                              {"userId": user_id, "vector": vector, "k": k})
-            return [Hit(str(r[0]), float(r[1])) for r in rows]
+        key = (label, user_id)
+        mixed = self._mixed.get(key)
+        if (mixed is None or time.monotonic() - mixed >= SIZE_TTL_S) \
+                and self._label_size(label, user_id) <= EXACT_SCAN_MAX:
+            try:
+                rows = self._exec(self._q.get("vector_exact", label=label),
+                                  {"userId": user_id, "vector": vector, "k": k})
+            except UnavailableError:
+                # vectors of another length (an embedder changed, `graphmem reembed` not
+                # finished) fail the scan; the index holds only those of its own length
+                self._mixed[key] = time.monotonic()
+                log.info("exact vector search failed for a user's %s nodes; the index "
+                         "answers for %.0f s", label, SIZE_TTL_S)
+            else:
+                self._mixed.pop(key, None)
+                return [Hit(str(r[0]), float(r[1])) for r in rows]
         return super().vector_search(label, user_id, vector, k)
 
     def _label_size(self, label: str, user_id: str) -> int:
