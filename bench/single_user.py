@@ -185,6 +185,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-passages", action="store_true",
                    help="one vector per episode (GRAPHMEM_PASSAGES=false): recall without "
                         "the passages of long episodes")
+    p.add_argument("--reopen", action="store_true",
+                   help="close the store after ingesting and open it again before the "
+                        "questions, as after a server restart (indexes rebuilt from disk)")
     p.add_argument("--no-reference-time", action="store_true",
                    help="ask recall without referenceTime, as a client that sends none: "
                         "the question's 'last year' is then read against the clock")
@@ -249,6 +252,14 @@ def main(argv: list[str] | None = None) -> int:
                            "entities": sum(s.entities for s in stats)}
             log(f"ingest through GraphQL: {sent} episodes in {secs:.0f}s, "
                 f"{ingest_info['relations']} relations")
+            if args.reopen:  # the questions meet the store as a restarted server does
+                gql.close()
+                service.close()
+                service = build_service(settings)
+                service.open()
+                settle(service)
+                gql = GraphQL(service)
+                log("store closed and opened again")
         for chat in corpus.chats:
             qs = [q for q in corpus.questions if q.user_id == chat.user_id]
             msgs = [m for m in chat.messages if m.role == "user" or not args.user_turns_only]
@@ -290,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                      "passages": settings.passages,
                      "store": "embedded", "transport": "GraphQL (ASGI)",
                      "depth": DEPTH, "limits": list(LIMITS),
-                     "reference_time": not args.no_reference_time},
+                     "reference_time": not args.no_reference_time,
+                     "reopened": args.reopen},
         "ingest": ingest_info,
         "results": results,
         "latency_graphql_ms": {k: latency_summary(v) for k, v in lat.items()},
