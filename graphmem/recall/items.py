@@ -5,7 +5,6 @@ frequency, recency, the question's window)."""
 
 from __future__ import annotations
 
-import functools
 import math
 from datetime import datetime
 
@@ -59,11 +58,10 @@ def _item(importance: ImportanceModel, kind: MemoryKind, row: Row, q: RecallIn, 
             # told just after the window, a change ("switched to green tea") says what
             # holds after it, not during it: neither credit nor penalty
             late_change = inside and occurred >= end and says_change(row["content"])
-            told_of = not inside and t.mentioned_times and _tells_of(row, occurred, start,
-                                                                    end)
+            named = not inside and t.mentioned_times and _tells_of(row, occurred, start, end)
             scores.temporal = t.window_before if late_change else t.window_inside \
-                if inside or told_of else (t.window_before if occurred < start
-                                           else t.window_outside)
+                if inside or named else (t.window_before if occurred < start
+                                         else t.window_outside)
         text = shown(row.get("speaker"), row["content"])
         return RecallItem(kind, row["id"], text, 0.0, scores,
                           occurred_at=from_ms(occurred))
@@ -101,14 +99,23 @@ def _tells_of(row: Row, occurred: int, start: int, end: int) -> bool:
     about March. Written with the episode (``toldOf``); read from its words for an episode
     stored before that."""
     stored = row.get("toldOf")
-    periods = read_told_of(stored) if isinstance(stored, str) else \
-        _periods_in(str(row.get("content") or ""), occurred)
+    periods = read_told_of(stored) if isinstance(stored, str) else _legacy_periods(row, occurred)
     return any(start <= a and b <= end for a, b in periods)
 
 
-@functools.lru_cache(maxsize=4096)
-def _periods_in(content: str, occurred: int) -> list[tuple[int, int]]:
-    return read_told_of(told_of(content, from_ms(occurred)))
+def _legacy_periods(row: Row, occurred: int) -> list[tuple[int, int]]:
+    key = (str(row.get("id")), occurred)
+    found = _LEGACY.get(key)
+    if found is None:
+        found = read_told_of(told_of(str(row.get("content") or ""), from_ms(occurred)))
+        if len(_LEGACY) >= 4096:
+            _LEGACY.clear()
+        _LEGACY[key] = found
+    return found
+
+
+#: the periods of episodes stored without ``toldOf``, by (id, occurredAt): read once
+_LEGACY: dict[tuple[str, int], list[tuple[int, int]]] = {}
 
 
 def _recency(anchor_ms: int, now_ms: int, half_life_days: float = 180.0) -> float:

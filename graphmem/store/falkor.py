@@ -111,6 +111,8 @@ class FalkorStore(CypherReads):
             except UnavailableError:
                 # vectors of another length (an embedder changed, `graphmem reembed` not
                 # finished) fail the scan; the index holds only those of its own length
+                if len(self._mixed) >= 65_536:
+                    self._mixed.clear()
                 self._mixed[key] = time.monotonic()
                 log.info("exact vector search failed for a user's %s nodes; the index "
                          "answers for %.0f s", label, SIZE_TTL_S)
