@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from graphmem.embed import HashingEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import Recaller
@@ -20,8 +19,8 @@ from graphmem.recall_model import DEFAULT_TUNING
 from graphmem.service import MemoryService
 from graphmem.timeparse import mentioned_periods, read_told_of
 
-from .api_support import Api, serve_api
-from .conftest import DIM, FakeClock, make_settings
+from .api_support import Api, make_service, serve_api
+from .conftest import FakeClock
 
 SAID = datetime(2023, 4, 20, 15, 0, tzinfo=UTC)
 
@@ -96,8 +95,7 @@ def test_a_period_outside_the_window_earns_nothing(service: MemoryService, user:
 
 @pytest.fixture
 def api(store: Any, clock: FakeClock) -> Iterator[Api]:
-    svc = MemoryService(make_settings(), store, HashingEmbedder(DIM), clock=clock)
-    with serve_api(svc) as client:
+    with serve_api(make_service(store, clock)) as client:
         yield client
 
 
