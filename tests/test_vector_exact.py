@@ -134,8 +134,8 @@ def test_vectors_of_another_length_leave_the_search_to_the_index(world) -> None:
         graph = store._handle(falkor_store.tenant_graph("graphmem", USER))
         graph.query("MATCH (n:Episode {id: 'epi_rnd_000'}) SET n.embedding = vecf32($v)",
                     {"v": [0.5] * (DIM * 2)})
-        first = store.vector_search("Episode", USER, query, 5)
-        assert [h.id for h in first][:3] == ["epi_ans_0", "epi_ans_1", "epi_ans_2"]
+        first = store.vector_search("Episode", USER, query, 5)  # no error: the index
+        assert first and first[0].id == "epi_ans_0"
         assert ("Episode", USER) in store._mixed
         assert "epi_rnd_000" not in {h.id for h in store.vector_search("Episode", USER,
                                                                        query, 40)}
