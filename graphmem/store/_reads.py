@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from typing import Any
 
 from graphmem.model import from_ms, instant_in_range, to_ms
@@ -19,15 +20,44 @@ _RECALL_ROWS = {"Episode": "recall_episodes", "Entity": "recall_entities",
 
 #: The most nodes a vector search asks the shared index for.
 VECTOR_FETCH_MAX = 2000
+#: How long a user's node count (the exact / index choice of vector search) is trusted
+#: before it is read again.
+SIZE_TTL_S = 30.0
 
 
 class CypherReads:
     """Reads by named query; every one is scoped to a ``user_id``."""
 
     _q: Queries
+    #: (label, user) -> (nodes, counted at); and the pairs past the exact-scan limit
+    _sizes: dict[tuple[str, str], tuple[int, float]]
+    _indexed: set[tuple[str, str]]
 
     def _exec(self, text: str, params: dict[str, Any]) -> list[Any]:
         raise NotImplementedError
+
+    def _label_size(self, label: str, user_id: str, limit: int) -> int:
+        """How many ``label`` nodes the user has, counted at most every ``SIZE_TTL_S``; a
+        user past ``limit`` (the store's exact-scan limit) is not counted again.
+
+        A count a little stale only moves the exact / index choice of vector search, never
+        the answer's correctness; nodes are never deleted but by ``gc``."""
+        key = (label, user_id)
+        if key in self._indexed:
+            return limit + 1
+        known = self._sizes.get(key)
+        now = time.monotonic()
+        if known is not None and now - known[1] < SIZE_TTL_S:
+            return known[0]
+        rows = self._exec(self._q.get("count_nodes", label=label), {"userId": user_id})
+        size = int(rows[0][0] or 0) if rows else 0
+        for cache in (self._sizes, self._indexed):
+            if len(cache) >= 65_536:
+                cache.clear()
+        self._sizes[key] = (size, now)
+        if size > limit:
+            self._indexed.add(key)
+        return size
 
     def _rows(self, name: str, params: dict[str, Any], **slots: str | int) -> list[Row]:
         return [_readable(_props(r[0])) for r in self._exec(self._q.get(name, **slots), params)]

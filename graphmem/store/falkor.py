@@ -31,7 +31,7 @@ from graphmem.store._falkor_migrate import migrate_shared_graph
 from graphmem.store._fulltext import CorpusStats, upgrade_falkor_graph, wait_for_indexes
 from graphmem.store._fulltext import search as fulltext_bm25
 from graphmem.store._plan import one_query, plan_steps
-from graphmem.store._reads import CypherReads
+from graphmem.store._reads import SIZE_TTL_S, CypherReads
 from graphmem.store.base import Hit, Row, WritePlan
 from graphmem.store.queries import PASSAGE, Queries
 
@@ -60,8 +60,6 @@ def tenant_graph(prefix: str, user_id: str) -> str:
 #: user of 10,000 relations (``bench/scale.py --sizes 1000,10000 --embedder hashing``)
 #: p50 / p95 16 / 23 ms through the indexes, 30 / 37 ms exact.
 EXACT_SCAN_MAX = 10_000
-#: How long a user's node count is trusted before it is read again.
-SIZE_TTL_S = 30.0
 
 
 class FalkorStore(CypherReads):
@@ -89,7 +87,8 @@ class FalkorStore(CypherReads):
         self._dir_fd: int | None = None
         self._ft_stats = CorpusStats()  # BM25's corpus size and length per (label, user)
         self._versions: dict[str, int] = {}  # userId -> plans applied since open
-        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}  # (label, user) -> count
+        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}  # see _label_size
+        self._indexed: set[tuple[str, str]] = set()
         self._mixed: dict[tuple[str, str], float] = {}  # exact scan failed at (monotonic)
 
     # ------------------------------------------------------------------ lifecycle
@@ -104,7 +103,7 @@ class FalkorStore(CypherReads):
         key = (label, user_id)
         mixed = self._mixed.get(key)
         if (mixed is None or time.monotonic() - mixed >= SIZE_TTL_S) \
-                and self._label_size(label, user_id) <= EXACT_SCAN_MAX:
+                and self._label_size(label, user_id, EXACT_SCAN_MAX) <= EXACT_SCAN_MAX:
             try:
                 rows = self._exec(self._q.get("vector_exact", label=label),
                                   {"userId": user_id, "vector": vector, "k": k})
@@ -120,22 +119,6 @@ class FalkorStore(CypherReads):
                 self._mixed.pop(key, None)
                 return [Hit(str(r[0]), float(r[1])) for r in rows]
         return super().vector_search(label, user_id, vector, k)
-
-    def _label_size(self, label: str, user_id: str) -> int:
-        """How many ``label`` nodes the user has, read at most every ``SIZE_TTL_S``; a user
-        past the limit is not counted again (a stale count only moves the exact / index
-        choice, never what a node is)."""
-        key = (label, user_id)
-        known = self._sizes.get(key)
-        now = time.monotonic()
-        if known is not None and (known[0] > EXACT_SCAN_MAX or now - known[1] < SIZE_TTL_S):
-            return known[0]
-        rows = self._exec(self._q.get("count_nodes", label=label), {"userId": user_id})
-        size = int(rows[0][0] or 0) if rows else 0
-        if len(self._sizes) >= 65_536:
-            self._sizes.clear()
-        self._sizes[key] = (size, now)
-        return size
 
     def open(self) -> None:
         try:

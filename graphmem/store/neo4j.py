@@ -11,7 +11,6 @@ import base64
 import json
 import logging
 import threading
-import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -51,8 +50,6 @@ _EDGE_DDL = "CREATE EDGE TYPE {edge} IF NOT EXISTS"
 #: 4,096 nearest 11 / 16 / 29 / 55 ms. A user holding a share s of the index needs about
 #: k / s of them: a 2,000-node user (exact ~20 ms) beside 100,000 others needs ~2,000.
 EXACT_SCAN_MAX = 2000
-#: How long a user's node count is trusted before it is read again.
-SIZE_TTL_S = 30.0
 
 
 class Neo4jStore(CypherReads):
@@ -247,35 +244,11 @@ class Neo4jStore(CypherReads):
         ``k`` of them are the user's or the index has no more; how many it took is kept
         as the next search's start.
         """
-        if self._tenant_size(label, user_id) <= EXACT_SCAN_MAX:
+        if self._label_size(label, user_id, EXACT_SCAN_MAX) <= EXACT_SCAN_MAX:
             rows = self._run(self._q.get("vector_exact", label=label),
                              {"userId": user_id, "vector": vector, "k": k})
             return [Hit(str(r[0]), float(r[1])) for r in rows]
         return super().vector_search(label, user_id, vector, k)
-
-    def _tenant_size(self, label: str, user_id: str) -> int:
-        """How many ``label`` nodes the user has, counted at most every ``SIZE_TTL_S``.
-
-        A count a little stale only moves the exact/index choice, never the answer's
-        correctness; a user over the limit stays there (nodes are never deleted).
-        """
-        key = (label, user_id)
-        if key in self._indexed:
-            return EXACT_SCAN_MAX + 1
-        known = self._sizes.get(key)
-        now = time.monotonic()
-        if known is not None and now - known[1] < SIZE_TTL_S:
-            return known[0]
-        rows = self._run(self._q.get("count_nodes", label=label), {"userId": user_id})
-        size = int(rows[0][0] or 0) if rows else 0
-        for cache in (self._sizes, self._indexed):
-            if len(cache) >= 65_536:
-                cache.clear()
-        if size > EXACT_SCAN_MAX:
-            self._indexed.add(key)
-        else:
-            self._sizes[key] = (size, now)
-        return size
 
 
 class _StalePlan(Exception):
