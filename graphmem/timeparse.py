@@ -518,20 +518,30 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
 ] + [(re.compile(_B + p + _E, re.IGNORECASE), fn) for p, fn in _SPANS_SRC]
 
 
-def _find(text: str, ref: datetime) -> tuple[str, _Hit] | None:
-    """The longest time expression in ``text`` (ties: the earliest, then the first rule)."""
+def _hits(text: str, ref: datetime) -> list[tuple[int, int, int, _Hit]]:
+    """Every time expression the rules read in ``text``: (start, end, rule index, hit),
+    sorted longest first (ties: the earliest, then the first rule)."""
     ref = ref if ref.tzinfo is not None else ref.replace(tzinfo=UTC)
-    best: tuple[tuple[int, int, int], str, _Hit] | None = None
+    found: list[tuple[int, int, int, _Hit]] = []
     for idx, (rx, fn) in enumerate(_RULES):
         for m in rx.finditer(text):
             try:
                 hit = fn(_groups(m), ref)
             except (OverflowError, ValueError):  # "next year" in 9999: no such time
                 hit = None
-            key = (m.start() - m.end(), m.start(), idx)
-            if hit is not None and (best is None or key < best[0]):
-                best = (key, m.group().strip(), hit)
-    return None if best is None else (best[1], best[2])
+            if hit is not None:
+                found.append((m.start(), m.end(), idx, hit))
+    found.sort(key=lambda f: (f[0] - f[1], f[0], f[2]))
+    return found
+
+
+def _find(text: str, ref: datetime) -> tuple[str, _Hit] | None:
+    """The longest time expression in ``text`` (ties: the earliest, then the first rule)."""
+    found = _hits(text, ref)
+    if not found:
+        return None
+    start, end, _, hit = found[0]
+    return text[start:end].strip(), hit
 
 
 def resolve_window(query: str, reference: datetime) -> TimeWindow | None:
@@ -592,25 +602,14 @@ def mentioned_periods(text: str, said_at: datetime) -> tuple[tuple[datetime, dat
     camping trip last year" said in 2023 names 2022, 上个月 said in May names April.
     Overlapping phrases count once, the longest ("March 2023", not also "2023"); open ones
     ("before 2020", "recently") not at all."""
-    ref = said_at if said_at.tzinfo is not None else said_at.replace(tzinfo=UTC)
     out: list[tuple[datetime, datetime]] = []
     # each rule reads one sentence at most; only sentences with a word of time are read
     for sentence in _CLAUSE.split(text):
         if not _TIME_WORD.search(sentence):
             continue
-        found: list[tuple[int, int, int, _Hit]] = []
-        for idx, (rx, fn) in enumerate(_RULES):
-            for m in rx.finditer(sentence):
-                try:
-                    hit = fn(_groups(m), ref)
-                except (OverflowError, ValueError):
-                    hit = None
-                if hit is not None and hit.kind not in _OPEN_KINDS:
-                    found.append((m.start(), m.end(), idx, hit))
-        found.sort(key=lambda f: (f[0] - f[1], f[0], f[2]))
         taken: list[tuple[int, int]] = []
-        for start, end, _, hit in found:
-            if all(end <= a or start >= b for a, b in taken):
+        for start, end, _, hit in _hits(sentence, said_at):
+            if hit.kind not in _OPEN_KINDS and all(end <= a or start >= b for a, b in taken):
                 taken.append((start, end))
                 out.append((hit.start, hit.end))
     return tuple(out)
