@@ -27,6 +27,9 @@ stage of the default recall
                                                       # the engine
     python bench/knowledge_updates.py --split held    # a fifth, written the same way after
                                                       # the last knob was chosen: reported
+    python bench/knowledge_updates.py --split dev5 -v # a sixth, written the same way after
+                                                      # the held one was reported: for
+                                                      # knobs chosen since
 """
 
 from __future__ import annotations
@@ -663,8 +666,134 @@ ZH_HELD: list[tuple[str, str, str]] = [
      '周末带阿琳回家见我爸妈了，紧张死了。',
      '我现在的对象是谁？'),
 ]
+# a fifth dev set, written like the fourth (by someone who had not read the engine),
+# after the held-out one was reported
+EN_DEV5: list[tuple[str, str, str]] = [
+    ("I sing alto in the St. Brigid's parish choir, and we rehearse on Thursday evenings.",
+     "Choir practice is on Tuesday nights at the community hall these days, after the parish sold "
+     "the old building.",
+     "Which night of the week do I need to keep free for singing?"),
+    ("My dentist is Dr. Okafor over on Elm Street.",
+     "Dr. Lindqvist at the Riverside clinic did my cleaning last week and she was great, so she's "
+     "my regular dentist going forward.",
+     "Who should I call to schedule my next checkup for my teeth?"),
+    ("The big plant in my living room is a fiddle-leaf fig I've had for three years.",
+     "The fiddle-leaf finally gave up, so I replaced it with a monstera that's already pushing "
+     "out a fresh leaf.",
+     "What kind of plant is sitting in the corner of my lounge?"),
+    ("My board game group meets at Dice & Brew every other Saturday.",
+     "We've moved game nights to Priya's apartment because Dice & Brew shut down.",
+     "Where does my tabletop crew get together?"),
+    ("I do all my banking with Chase.",
+     "I opened an account at Ally for the better interest rate and closed out my Chase checking.",
+     "Which bank is my money sitting in?"),
+    ("The only streaming service we pay for is Netflix.",
+     "We cancelled Netflix and kept just Max, since that's where all the shows we actually watch "
+     "ended up.",
+     "What are we subscribed to for watching shows at home?"),
+    ("I'm on nights at the hospital Monday through Wednesday.",
+     "My night shifts are Friday, Saturday and Sunday for the rest of the quarter.",
+     "Which days am I working overnight?"),
+    ("My favourite bakery is Le Petit Four on Main; their almond croissants are unbeatable.",
+     "Honestly the best croissants in town are at Hearth & Crumb by the train station; I go every "
+     "Saturday.",
+     "Where's my go-to spot for pastries?"),
+    ("My son Eli goes to Maple Grove Elementary.",
+     "Eli started at Brookside Montessori this fall after we moved across town.",
+     "What school is Eli enrolled in?"),
+    ("My Spanish tutor is Marisol and we do Zoom lessons on Mondays.",
+     "My Spanish lessons with Javier on Wednesdays are going really well; he's big on "
+     "conversation practice.",
+     "Who's helping me learn Spanish at the moment?"),
+    ("My Corolla just passed 82,000 miles.",
+     "Took the Corolla in for an oil change yesterday and the odometer read 91,400.",
+     "Roughly how far has my car been driven so far?"),
+    ("I take 50 mg of sertraline every morning.",
+     "My doctor bumped my sertraline up to 100 mg at my last appointment.",
+     "What dose of my antidepressant am I on at the moment?"),
+    ("I'm usually in bed by 10:30 and up at 6.",
+     "I've been going to sleep around midnight and getting up at 7:30 ever since I started "
+     "working from home.",
+     "When does my alarm usually go off in the morning?"),
+    ("The podcast I never miss is Hardcore History.",
+     "My commute podcast is Search Engine; I get through about one episode each way.",
+     "What show do I listen to on my way to work?"),
+    ("I grind my beans with a Baratza Encore.",
+     "I finally gave in and got a Fellow Ode, and the Encore went to my brother.",
+     "Which grinder is on my kitchen counter?"),
+    ("My parking spot in the building garage is B14.",
+     "Our parking space is C7, up on the top level of the garage.",
+     "Where do I leave my car at my apartment building?"),
+    ("We have one cat, a tabby named Pickles.",
+     "Pickles went to live with my mom, who adores him, and we adopted a retired greyhound named "
+     "Rocket.",
+     "What pet is living with us at home?"),
+    ("I lock my bike with a Kryptonite U-lock.",
+     "My bike is secured with an Abus folding lock these days; it clips right onto the frame.",
+     "What do I use to keep my bicycle from getting stolen?"),
+    ("My phone plan is with Verizon.",
+     "Actually, I got that wrong earlier: my phone plan is through Mint Mobile, Verizon is my "
+     "husband's.",
+     "Which mobile carrier am I on?"),
+    ("My hair stylist is Tanya at Shear Genius.",
+     "Got a cut from Marco at Fade Room on Saturday and he's the one I'm booking from here on.",
+     "Who cuts my hair?"),
+    ("My book club is reading Lessons in Chemistry this month.",
+     "For book club we're halfway through Tomorrow, and Tomorrow, and Tomorrow.",
+     "What novel is my reading group working through?"),
+    ("My rent is $1,650 a month.",
+     "The landlord raised the rent to $1,790 starting in March.",
+     "How much do I pay for my apartment each month?"),
+    ("I volunteer at the animal shelter on Sunday mornings.",
+     "Sunday mornings I'm at the food bank sorting donations with my neighbor.",
+     "What's my weekend volunteer gig?"),
+    ("I'm vegetarian, but I still eat fish.",
+     "We ended up going fully vegan in our house after my daughter's school project on factory "
+     "farming.",
+     "What kind of diet do I follow?"),
+]
+
+ZH_DEV5: list[tuple[str, str, str]] = [
+    ("我一直在小区门口那家理发店找Tony老师剪头发。",
+     "上周去了另一家店，找的阿杰剪的，比之前满意多了，以后就认他了。",
+     "我现在一般找谁理发？"),
+    ("我家宽带用的是电信的，300兆。",
+     "家里宽带到期以后转成了联通的千兆套餐。",
+     "我家的网络是哪家运营商的？"),
+    ("女儿每周六上午在少年宫学钢琴。",
+     "女儿周六上午去学游泳了，钢琴先停一停。",
+     "我女儿周末上的是什么课？"),
+    ("我养了一只橘猫，叫大福。",
+     "大福送到我爸妈家养了，他们特别喜欢；我们又领养了一只狸花猫，叫芝麻。",
+     "我家里养的是哪只猫？"),
+    ("我每天早上吃一片二甲双胍，500毫克。",
+     "复查之后医生让我二甲双胍早晚各吃一片。",
+     "我的降糖药一天要吃几次？"),
+    ("我的工资卡是招商银行的。",
+     "公司换了代发银行，工资打到建设银行卡上了。",
+     "我的工资发到哪家银行的卡里？"),
+    ("我在单位的合唱团唱女高音。",
+     "团长让我去唱女中音声部，说我的低音更稳。",
+     "我在合唱团里负责哪个声部？"),
+    ("我平时最爱喝的是西湖龙井。",
+     "这阵子天天泡的是福鼎白茶，胃舒服多了。",
+     "我最近常喝什么茶？"),
+    ("我的牙一直在口腔医院王医生那里看。",
+     "其实我之前说错了，帮我做根管的是李医生，王医生是我妈的主治。",
+     "我的牙是哪位大夫在看？"),
+    ("我上的是早班，早上六点到下午两点。",
+     "这个月排到了夜班，晚上十点到第二天早上六点。",
+     "我这阵子几点去上班？"),
+    ("我用的是一台华为Mate 40。",
+     "这些照片是用我的小米14拍的，效果还挺好。",
+     "我手上用的是什么手机？"),
+    ("我们桌游群每周五晚上在骰子咖啡聚。",
+     "骰子咖啡关门了，桌游局挪到了老周家，周日下午开。",
+     "桌游聚会在哪儿办？"),
+]
 SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2),
           "dev3": (EN_DEV3, ZH_DEV3), "dev4": (EN_DEV4, ZH_DEV4),
+          "dev5": (EN_DEV5, ZH_DEV5),
           "held": (EN_HELD, ZH_HELD)}
 
 FILLER_EN = [

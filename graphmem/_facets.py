@@ -161,8 +161,9 @@ def synonyms(question: str) -> list[str]:
     return out
 
 
-# a number, or a word written with a capital that does not open the sentence
-_VALUE = re.compile(r"\d|\b[A-Z][a-z]+")
+# a number, or a word written with a capital that does not open the sentence; not a
+# weekday in the plural, a habit ("a dashboard the managers look at on Mondays")
+_VALUE = re.compile(r"\d|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days\b)[A-Z][a-z]+")
 # what opens a sentence before its first word: brackets, quotes, a lead-in ("Side note:",
 # "Some background in case it matters:")
 _OPENING = re.compile(r"^[\s(\[\"'“]*(?:[A-Za-z][\w ,']{0,40}:\s*)?[\s(\[\"'“]*")

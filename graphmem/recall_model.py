@@ -134,6 +134,11 @@ class RecallTuning:
     #: LoCoMo's third-person questions are left alone (there it cost .003 to .005 of R@10)
     facet_lift: float = 1.0
     facet_lift_depth: int = 100
+    #: a question in the first person naming a facet and a window ("Who did I report to in
+    #: March?"): the latest episode among those that state something on it before the
+    #: window counts as inside it - what it says held when the window began - and those
+    #: among the first ``facet_depth`` items come newest first
+    facet_then: bool = True
     #: a question about now: among the first ``version_depth`` items, episodes of which a
     #: later one gives a new version of what an earlier one says (it says a change or
     #: "now" with a new value or where the change went, and shares a term with it) come
@@ -203,6 +208,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-facet order": replace(DEFAULT_TUNING, facet_order=False),
     "-newer kin": replace(DEFAULT_TUNING, kin=False),
     "-facet lift": replace(DEFAULT_TUNING, facet_lift=0.0),
+    "-facet then": replace(DEFAULT_TUNING, facet_then=False),
     "-newer versions": replace(DEFAULT_TUNING, version_depth=0),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
     "-importance": replace(DEFAULT_TUNING, importance_weight=0.0),

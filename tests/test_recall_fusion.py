@@ -77,8 +77,13 @@ def test_a_window_question_keeps_what_was_said_before_the_window(
         assert res.temporal_window is not None
         return {it.sources[0].source_ref: it.scores.temporal for it in res.items}
 
-    now = temporal(DEFAULT_TUNING)
+    # the time terms alone (the latest message on the facet before the window counts as
+    # inside it: tests/test_recall_facet_then.py)
+    alone = replace(DEFAULT_TUNING, facet_then=False)
+    now = temporal(alone)
     assert now["before"] == 0.0  # may still hold in March: not penalised
     assert now["after"] == DEFAULT_TUNING.window_outside  # said months after: penalised
-    old = temporal(replace(DEFAULT_TUNING, window_before=DEFAULT_TUNING.window_outside))
+    old = temporal(replace(alone, window_before=DEFAULT_TUNING.window_outside))
     assert old["before"] == DEFAULT_TUNING.window_outside
+    # "I live in Toronto", the latest on where the user lives before March: held then
+    assert temporal(DEFAULT_TUNING)["before"] == DEFAULT_TUNING.window_inside

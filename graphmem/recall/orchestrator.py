@@ -28,6 +28,7 @@ from graphmem.recall.order import (
     newest_first_among_standouts,
     newest_first_on_facet,
     relation_sources,
+    valid_then_on_facet,
 )
 from graphmem.recall.retrieve import _Candidates, _gather, _load, _without_hub_names
 from graphmem.recall_access import AccessTracker, SpeakerCache, UserCache
@@ -125,6 +126,10 @@ class Recaller:
             at=a.as_of if a.as_of is not None else to_ms(a.window.end) if a.window else None,
             before=asks_before(q.query), limit=q.limit, known_at=a.known_at) \
             if MemoryKind.EPISODE in a.kinds and not q.include_history else []
+        # "Who did I report to in March?": the latest statement before the window held then
+        if t.facet_then and a.window is not None and a.as_of is None and first_person(q.query):
+            valid_then_on_facet(items, c.rows, facets, to_ms(a.window.start) or 0,
+                                t.window_inside, t.facet_lift_depth, t.facet_depth, kin)
         if about_now(q, a):
             if t.facet_order:
                 newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin)

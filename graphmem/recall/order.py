@@ -59,6 +59,34 @@ def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[F
     items.sort(key=lambda it: (-it.score, it.id))
 
 
+def valid_then_on_facet(items: list[RecallItem], rows: dict[str, Row],
+                        facets: tuple[Facet, ...], start: int, inside: float, depth: int,
+                        order_depth: int, kin: str | None = None) -> None:
+    """What held when the question's window began (``start``, ms), in place: of the user's
+    episodes among the first ``depth`` items that state something on a facet the question
+    names and were said before the window, the latest counts as said inside it (temporal
+    term ``inside``, the list sorted again), and those of them among the first
+    ``order_depth`` come newest first, in their places. "Who did I report to in March
+    2024?" - "My manager, Priya Raman, will read this", said in January, above messages
+    about a nightly report job written in March and above "My manager is Tom Berg", said
+    the October before."""
+    if not facets:
+        return
+    before = [it for it in items[:depth]
+              if it.kind is MemoryKind.EPISODE and (to_ms(it.occurred_at) or start) < start
+              and _states(rows.get(it.id) or {}, facets, kin)]
+    if not before:
+        return
+    latest = max(before, key=lambda it: (to_ms(it.occurred_at) or 0, it.score))
+    if latest.scores.temporal < inside:
+        latest.score = round(latest.score * (1 + inside) / (1 + latest.scores.temporal), 6)
+        latest.scores.temporal = inside
+        items.sort(key=lambda it: (-it.score, it.id))
+    ids = {it.id for it in before}
+    _newest_first(items, [n for n in _episode_places(items, order_depth)
+                          if items[n].id in ids])
+
+
 def _states(row: Row, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
     """Does the user's (not the assistant's) message in ``row`` state a facet's value (of
     the user's own, or of ``kin``'s, the one close to the user whom the question names)?"""
