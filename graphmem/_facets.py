@@ -58,10 +58,13 @@ def _en(name: str, words: str, values: str = "", extra: str = "") -> Facet:
                  re.compile(r"\b(?:" + "|".join(alts(vs) or ["(?!)"]) + r")\b", re.I))
 
 
-def _zh(name: str, words: str, values: str = "") -> Facet:
+def _zh(name: str, words: str, values: str = "", extra: str = "") -> Facet:
+    """A Chinese facet: ``words`` and ``values`` separated by spaces; ``extra``, more ways a
+    question or message names it (a regex)."""
     ws, vs = _words(words), _words(values)
-    return Facet(name, ws, vs, re.compile("|".join(re.escape(w) for w in ws)),
-                 re.compile("|".join(re.escape(w) for w in ws + vs)),
+    asked = [re.escape(w) for w in ws] + ([extra] if extra else [])
+    return Facet(name, ws, vs, re.compile("|".join(asked)),
+                 re.compile("|".join(asked + [re.escape(w) for w in vs])),
                  re.compile("|".join(re.escape(w) for w in vs) or "(?!)"))
 
 
@@ -107,7 +110,9 @@ EN_FACETS: tuple[Facet, ...] = (
 )
 
 ZH_FACETS: tuple[Facet, ...] = (
-    _zh("manager", "上级 领导 老板 经理 主管 汇报 归谁管 管我"),
+    # 汇报 alone is also presenting ("下周我要汇报团队的季度成果"): reporting to someone
+    _zh("manager", "上级 领导 老板 经理 主管 归谁管 管我",
+        extra=r"向[^，。,？?！!]{0,8}汇报|汇报给|汇报对象"),
     _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了"),
     _zh("rent", "房租 租金 月租 房东 房贷 房子"),
     _zh("employer", "公司 单位 任职 入职 上班 跳槽 工作单位 离职 干了 换工作 新工作 新公司"),
@@ -164,6 +169,11 @@ def synonyms(question: str) -> list[str]:
 # a number, or a word written with a capital that does not open the sentence; not a
 # weekday in the plural, a habit ("a dashboard the managers look at on Mondays")
 _VALUE = re.compile(r"\d|\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days\b)[A-Z][a-z]+")
+# a Chinese sentence carries a value of the user's when it speaks of the user (我), holds a
+# number or a Latin name, or says a change of state (了: "张经理调走了", "二宝出生了"): its
+# names have no capitals, and "领导希望在计划会之前把这个弄完", "他的老板不太好说话",
+# "两个产品经理" name a facet in passing
+_VALUE_ZH = re.compile(r"[我咱了\dA-Za-z]")
 # what opens a sentence before its first word: brackets, quotes, a lead-in ("Side note:",
 # "Some background in case it matters:")
 _OPENING = re.compile(r"^[\s(\[\"'“]*(?:[A-Za-z][\w ,']{0,40}:\s*)?[\s(\[\"'“]*")
@@ -230,7 +240,8 @@ def of_another(text: str, kin: str | None = None) -> bool:
 def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
     """Does ``text`` state a value of one of ``facets``: a sentence, not a question, that
     names the facet and carries a value (a number, a name written with a capital, one of
-    the facet's usual values; any Chinese sentence, whose names have no capitals)? Not only
+    the facet's usual values; in Chinese, whose names have no capitals, a sentence speaking of
+    the user, holding a number or a Latin name or saying a change: ``_VALUE_ZH``)? Not only
     first-person sentences: "Update on the grant: the submission date moved to May 30" is
     the user's deadline too. A sentence naming the facet in passing ("the managers look
     at it on Mondays") states no version of it, nor does one about someone close to the
@@ -244,7 +255,8 @@ def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bo
             continue
         for f in facets:
             if f.said.search(sentence) and (
-                    _HAN.search(sentence) or _VALUE.search(sentence, _opened(sentence) + 1)
+                    _HAN.search(sentence) and _VALUE_ZH.search(sentence)
+                    or _VALUE.search(sentence, _opened(sentence) + 1)
                     or (f.values and f.value.search(sentence))):
                 return True
     return False

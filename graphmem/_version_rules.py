@@ -87,8 +87,11 @@ _CHANGE_EN = re.compile(
 _CHANGE_ZH = re.compile(
     r"换成|换到|换了|改成|改到|改为|改了|改(?:喝|吃|用|骑|坐|去|住|穿|听|看|玩|学|练|叫)|推迟|延期|提前到|搬到|搬去|搬家|离职|跳槽|辞职|入职|"
     r"卖了|升级|降级|转到|转去|转学|转网|考过|扩招|"
-    r"开始在|不再|调去|调到|调走|不[\u4e00-\u9fff]{1,8}了|从[^，。,]{1,16}?(?:到|成|为)|变成|新(?:的)?"
-    r"(?:领导|工作|公司|老板|合同|房子|地址|经理|上司)|涨|降到")
+    r"开始在|不再|调去|调到|调走|不[\u4e00-\u9fff]{1,8}了|从[^，。,]{1,16}?(?:到|成|为)|变成|"
+    # moved (a meeting), turned into, adjusted to; a correction; from now on; these days
+    r"挪到|挪去|移到|转成|转为|调整为|调整到|说错了|记错了|更正|以后就|今后|往后|从今以后|"
+    r"这阵子|这些天|这段时间|近来|"
+    r"新(?:的)?(?:领导|工作|公司|老板|合同|房子|地址|经理|上司)|涨|降到")
 # "from X to Y", "instead of X", 从X换成Y, 不喝X了: X is the value replaced.
 _OLD_EN = re.compile(r"\bfrom\s+(.{1,40}?)\s+to\b|\binstead of\s+([^,.;!?]{1,40})|"
                      r"\b(?:given|gave) up\s+([^,.;!?]{1,40})|\bswitched from\s+(.{1,40}?)\s+to\b",
@@ -179,7 +182,8 @@ _NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
 # (for a stored link "from 9 to 5" or "up to 8 people" says too little; for two messages
 # found for one question about now, it is enough: "I'm down to 4 vacation days")
 # Chinese words of a change followed by where it went (换成X, 搬到X)
-_TO_ZH = "换成|换到|换了|改成|改到|改为|推到|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到"
+_TO_ZH = ("换成|换到|换了|改成|改到|改为|推到|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到|"
+          "挪到|移到|转成|转为|调整为|调整到")
 _CHANGE_TO = re.compile(
     r"\bfrom\s+\S+(?:\s+\S+){0,3}\s+to\s+\w|"
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"

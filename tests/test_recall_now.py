@@ -75,6 +75,11 @@ def test_standouts_need_a_gap_and_a_floor(scores: tuple[float, ...], moved: bool
     ("我现在归谁管？", False, False),
     ("When did I move to Lisbon?", True, False),
     ("How often have I been bouldering?", True, False),
+    # a present perfect asking where things stand now
+    ("Roughly how far has my car been driven so far?", False, False),
+    ("What has my rent gone up to by now?", False, False),
+    ("How often have I been bouldering so far?", True, False),  # a count of the past
+    ("What did I use to write code so far?", True, False),
     ("我一共去攀岩了几回？", True, False),
     ("我实际用过GraphQL吗？", True, True),
     ("Do I have practical experience with Rust?", False, True),
@@ -177,6 +182,21 @@ def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> Non
     assert not on_facet("Can you explain this SQL query?", boss)
     # the facet named in passing, with no value: no version of it
     assert not on_facet("It feeds a dashboard that managers look at every week.", boss)
+    # a weekday in the plural is a habit, not a value
+    assert not on_facet("It feeds a dashboard that managers look at on Mondays.", boss)
+    assert on_facet("My manager Priya meets us on Mondays.", boss)
+    # 汇报 is reporting to someone, or presenting
+    zh_boss = facets_of("我现在的上级是谁？")
+    assert on_facet("另外，我向赵敏汇报，她要求每周五交一份书面总结。", zh_boss)
+    assert on_facet("我现在汇报给孙浩。", zh_boss)
+    assert not on_facet("下周我要汇报团队的季度成果。", zh_boss)
+    assert [f.name for f in facets_of("我现在向谁汇报？")] == ["manager"]
+    # a Chinese sentence naming the facet in passing, with no word of the user, no number
+    # or Latin name and no change, states no version of it
+    assert not on_facet("领导希望在计划会之前把这个弄完。", zh_boss)
+    assert not on_facet("客户本人很友好，但他的老板不太好说话。", zh_boss)
+    assert not on_facet("听众比较杂：工程师、两个产品经理，还有一位销售同事。", zh_boss)
+    assert on_facet("张经理调走了，新来的领导是刘总。", zh_boss)
     drink = facets_of("What do I drink in the morning?")
     assert on_facet("I swapped espresso for black coffee in the mornings.", drink)
     assert not on_facet("I swapped espresso for black coffee in the mornings.", ())
@@ -280,6 +300,9 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     ("We're on the family Spotify plan.", "We downgraded Spotify to the duo plan.",
      "Which Spotify plan are we on?", True),
     ("我每周二下午去练书法。", "书法课改到了周五晚上。", "我现在什么时候练书法？", True),
+    # a meeting moved to (挪到), told with no other word of change
+    ("我们桌游群每周五晚上在骰子咖啡聚。", "骰子咖啡关门了，桌游局挪到了老周家，周日下午开。",
+     "桌游聚会在哪儿办？", True),
     ("My phone insurance is with Protect Co.", "I renewed the phone insurance with "
      "SafeCover instead.", "Who is my phone insurance with?", True),
     # a lone "one", 一 and 十分 ("very") are no numbers

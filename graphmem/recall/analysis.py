@@ -25,6 +25,12 @@ from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, str
 _PAST = re.compile(
     r"\b(?:did|was|were|had|went|happened|used|ever|have (?:I|we|you)|has|how often|"
     r"how many times)\b|过|几次|几回|多少次|了吗|那时|当时", re.I)
+# a present perfect that asks where things stand now ("How far has my car been driven so
+# far?", "What has my rent gone up to by now?"), unless a word of the past is there too
+_UP_TO_NOW = re.compile(r"\b(?:so far|to date|by now|as of (?:now|today)|currently|"
+                        r"at the moment|right now|at present|these days|nowadays)\b", re.I)
+_PAST_ONLY = re.compile(r"\b(?:did|was|were|went|happened|used to|ever|how often|"
+                        r"how many times)\b|过|几次|几回|多少次|那时|当时", re.I)
 
 
 _YES_NO = re.compile(
@@ -94,8 +100,11 @@ def asks_yes_no(question: str) -> bool:
 def asks_past(question: str) -> bool:
     """Does the question ask about the past or about experience and counts ("When did I
     move?", "Have I ever used Rust?", "How often have I..."), not about what holds now or
-    next ("When is my deadline?", "Who is my manager?")?"""
-    return _PAST.search(question) is not None
+    next ("When is my deadline?", "Who is my manager?", "How far has my car been driven
+    so far?")?"""
+    if _PAST.search(question) is None:
+        return False
+    return _UP_TO_NOW.search(question) is None or _PAST_ONLY.search(question) is not None
 
 
 def _named_speakers(speakers: list[str], text: str) -> list[str]:
