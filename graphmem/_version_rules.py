@@ -182,8 +182,8 @@ _NOW = re.compile(r"\bnow\b|\bthese days\b|现在|如今|目前|眼下", re.I)
 # (for a stored link "from 9 to 5" or "up to 8 people" says too little; for two messages
 # found for one question about now, it is enough: "I'm down to 4 vacation days")
 # Chinese words of a change followed by where it went (换成X, 搬到X)
-_TO_ZH = ("换成|换到|换了|改成|改到|改为|推到|搬到|调到|变成|涨到|降到|转投|迁到|转到|升级到|降级到|"
-          "挪到|移到|转成|转为|调整为|调整到")
+_TO_ZH = ("换成|换到|换了|改成|改到|改为|推到|搬到|调到|变成|涨到|降到|转投|迁到|转到|"
+          "升级到|降级到|挪到|移到|转成|转为|调整为|调整到")
 _CHANGE_TO = re.compile(
     r"\bfrom\s+\S+(?:\s+\S+){0,3}\s+to\s+\w|"
     r"\b(?:switch(?:ed|ing)?|mov(?:ed|ing)|chang(?:ed|ing)|went|bump(?:ed)?|rais(?:ed|ing)|"
