@@ -84,7 +84,8 @@ EN_FACETS: tuple[Facet, ...] = (
                                     "hot chocolate, cocoa, juice, smoothie"),
     _en("diet", "diet, eat, food, cuisine, breakfast, lunch, dinner",
         "vegetarian, vegan, pescatarian, keto, gluten-free, plant-based"),
-    _en("editor", "editor, IDE, coding setup", "vim, neovim, emacs, vs code, vscode, "
+    _en("editor", "editor, IDE, coding setup, write code, writing code, code editor",
+        "vim, neovim, emacs, vs code, vscode, "
                   "visual studio, zed, helix, sublime, intellij, pycharm"),
     _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook"),
     _en("commute", "commute, get to work", "car, drive, bike, bicycle, scooter, train, bus, "

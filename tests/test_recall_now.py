@@ -160,6 +160,7 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert synonyms("今天天气怎么样？") == []
     assert synonyms("Can you explain recursion?") == []
     assert [f.name for f in facets_of("Where do I live at the moment?")] == ["home"]
+    assert [f.name for f in facets_of("What did I use to write code in May?")] == ["editor"]
     assert facets_of("我现在在哪家公司上班？")[0].name == "employer"
     # a car and a phone carrier, said with no word of the question ("换了一辆比亚迪汉")
     assert [f.name for f in facets_of("我现在开什么车？")] == ["car"]
