@@ -134,6 +134,10 @@ class RecallTuning:
     #: LoCoMo's third-person questions are left alone (there it cost .003 to .005 of R@10)
     facet_lift: float = 1.0
     facet_lift_depth: int = 100
+    #: the lift also raises the relations valid at the time asked about that state
+    #: something on the facet (`user works at Bluefin Analytics`), and for a question
+    #: about now they take part in the facet order at the time of their latest message
+    facet_relations: bool = True
     #: a question in the first person naming a facet and a window ("Who did I report to in
     #: March?"): the latest episode among those that state something on it before the
     #: window counts as inside it - what it says held when the window began - and those
@@ -209,6 +213,7 @@ ABLATIONS: dict[str, RecallTuning] = {
     "-newer kin": replace(DEFAULT_TUNING, kin=False),
     "-facet lift": replace(DEFAULT_TUNING, facet_lift=0.0),
     "-facet then": replace(DEFAULT_TUNING, facet_then=False),
+    "-facet relations": replace(DEFAULT_TUNING, facet_relations=False),
     "-newer versions": replace(DEFAULT_TUNING, version_depth=0),
     "-skip hub names": replace(DEFAULT_TUNING, skip_hub_names=False),
     "-importance": replace(DEFAULT_TUNING, importance_weight=0.0),

@@ -19,7 +19,7 @@ from graphmem.recall import (
     newest_first_among_equals,
     newest_first_among_standouts,
 )
-from graphmem.recall_model import RecallItem, Scores
+from graphmem.recall_model import DEFAULT_TUNING, RecallItem, Scores
 from graphmem.service import MemoryService
 
 T0 = datetime(2024, 1, 10, 9, 0, tzinfo=UTC)
@@ -423,3 +423,36 @@ def test_sports_languages_and_roles_are_facets(question: str, facet: str, said: 
     # the same said of someone close to the user is theirs, not the user's
     other = ("My sister says " + said) if said.isascii() else ("我妹妹说" + said)
     assert not on_facet(other, facets)
+
+
+def test_relations_on_the_facet_are_lifted_and_ordered_at_their_messages_time(
+        service: MemoryService, user: str) -> None:
+    # the relation read from the old message (`user is learning Italian`) stays valid: the
+    # new language is said in a message no relation is read from
+    old = _say(service, user, 0, "Can you explain Python generators? By the way, I'm learning "
+                                 "Italian on Duolingo and I'm on a 200-day streak.")
+    for day in range(1, 6):
+        _say(service, user, day, f"Could you suggest a language exchange app for day {day}? "
+                                 "I want to practise speaking.")
+    new = _say(service, user, 40, "Could you draft a polite email declining a meeting? By the "
+                                  "way, my italki tutor says my Korean pronunciation is getting "
+                                  "much better.")
+
+    def order(**change: object) -> list[str]:
+        service._recaller.tuning = replace(DEFAULT_TUNING, **change)  # type: ignore[arg-type]
+        try:
+            got = service.recall(RecallIn(user_id=user, query="Which language am I learning "
+                                          "right now?", limit=10,
+                                          reference_time=T0 + timedelta(days=41)))
+        finally:
+            service._recaller.tuning = DEFAULT_TUNING
+        return [i.text if i.kind is MemoryKind.RELATION else i.id for i in got.items]
+
+    italian = "user is learning Italian"
+    default = order()
+    assert default[0] == new  # the newest message on the facet, above the older relation
+    assert default.index(italian) < default.index(old)
+    # the lift raises the relation to the top; the facet order puts it below the new
+    # message again, at the time of the message it was read from
+    assert order(facet_order=False)[0] == italian
+    assert order(facet_order=False, facet_relations=False)[0] != italian

@@ -118,7 +118,8 @@ class Recaller:
         facets = facets_of(a.search)
         kin = kin_of(q.query)  # "my sister's city": her facts, not the user's
         if first_person(q.query):  # a personal fact of the user's ("my manager")
-            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin)
+            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
+                          relations=t.facet_relations)
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
@@ -131,8 +132,15 @@ class Recaller:
             valid_then_on_facet(items, c.rows, facets, to_ms(a.window.start) or 0,
                                 t.window_inside, t.facet_lift_depth, t.facet_depth, kin)
         if about_now(q, a):
+            # the message each relation among the first items was read from: relations
+            # take part in the orders below at its time (the depth of any of them, the
+            # band reorders the first ``now_depth``)
+            sources = relation_sources(
+                items, c.rows, max(t.version_depth, t.facet_depth, t.now_depth),
+                lambda ids: self.store.recall_rows("Episode", q.user_id, ids))
             if t.facet_order:
-                newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin)
+                newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin,
+                                      sources if t.facet_relations else None)
             # "My sister Anna lives in Berlin" is no newer version of where the user lives
             others = frozenset(
                 it.id for it in items[:max(t.now_depth, t.kin_depth)]
@@ -144,9 +152,6 @@ class Recaller:
                 newest_first_among_standouts(items, t.now_gap, t.now_floor,
                                              t.now_standouts, t.now_depth, others)
             if t.version_depth > 0:
-                sources = relation_sources(
-                    items, c.rows, t.version_depth,
-                    lambda ids: self.store.recall_rows("Episode", q.user_id, ids))
                 newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
             if t.kin and self.embed_texts is not None and first_person(q.query):
                 newer_kin_first(items, c.rows, q.query, vector, t.kin_depth,

@@ -31,30 +31,47 @@ KIN_SIMILARITY = 0.3
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
-                          facets: tuple[Facet, ...], depth: int, kin: str | None = None) -> None:
+                          facets: tuple[Facet, ...], depth: int, kin: str | None = None,
+                          sources: dict[str, Row] | None = None) -> None:
     """Reorder, in place, the episodes among the first ``depth`` items that state something
     on a facet the question asks about (``graphmem._facets``): newest first, in the places
     those episodes held, each place keeping its score. "Who is my manager now?": every
     message naming the user's boss is a version of that one fact, whatever its score. The
     assistant's (or a tool's) turns are left out: repeating an old value back to the user
-    says nothing new about it."""
+    says nothing new about it. A relation stating something on the facet takes part at
+    the time of the latest message it was read from (``sources``, ``relation_sources``):
+    `user is learning Italian`, read in March, goes below "my Korean pronunciation is
+    getting better", said in June, from which no relation was read."""
     if not facets:
         return
-    places = [n for n in _episode_places(items, depth)
-              if _states(rows.get(items[n].id) or {}, facets, kin)]
-    _newest_first(items, places)
+    sources = sources or {}
+    places, times = [], {}
+    for n, it in enumerate(items[:depth]):
+        row = rows.get(it.id) or {}
+        if it.kind is MemoryKind.EPISODE and _states(row, facets, kin):
+            places.append(n)
+        elif it.kind is MemoryKind.RELATION and it.id in sources \
+                and on_facet(str(row.get("statement") or ""), facets, kin):
+            places.append(n)
+            times[n] = int(sources[it.id].get("occurredAt") or 0)
+    _newest_first(items, places, times)
 
 
 def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[Facet, ...],
-                  lift: float, depth: int, kin: str | None = None) -> None:
-    """Raise, in place, the scores of the episodes among the first ``depth`` items that
-    state something on a facet the question names, x (1 + ``lift``), and sort again: "To
-    whom do I report now?" - the message saying who the user's manager is, said in
-    passing inside a long request, above messages about a nightly report job."""
+                  lift: float, depth: int, kin: str | None = None,
+                  relations: bool = False) -> None:
+    """Raise, in place, the scores of the episodes (and with ``relations``, the relations)
+    among the first ``depth`` items that state something on a facet the question names,
+    x (1 + ``lift``), and sort again: "To whom do I report now?" - the message saying who
+    the user's manager is, said in passing inside a long request, above messages about a
+    nightly report job; "Who is my employer at this point?" - `user works at Bluefin
+    Analytics`, valid now."""
     if not facets or lift <= 0:
         return
     for it in items[:depth]:
-        if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets, kin):
+        if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets, kin) \
+                or relations and it.kind is MemoryKind.RELATION \
+                and on_facet(str((rows.get(it.id) or {}).get("statement") or ""), facets, kin):
             it.score = round(it.score * (1 + lift), 6)
     items.sort(key=lambda it: (-it.score, it.id))
 
