@@ -306,6 +306,12 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     # a meeting moved to (挪到), told with no other word of change
     ("我们桌游群每周五晚上在骰子咖啡聚。", "骰子咖啡关门了，桌游局挪到了老周家，周日下午开。",
      "桌游聚会在哪儿办？", True),
+    # a person named by surname and title is a value (a correction names the new one)
+    ("我的牙一直在口腔医院王医生那里看。",
+     "其实我之前说错了，帮我做根管的是李医生，王医生是我妈的主治。",
+     "我的牙是哪位大夫在看？", True),
+    ("我的牙一直在口腔医院王医生那里看。", "其实我之前说错了，王医生是上午的门诊。",
+     "我的牙是哪位大夫在看？", False),
     ("My phone insurance is with Protect Co.", "I renewed the phone insurance with "
      "SafeCover instead.", "Who is my phone insurance with?", True),
     # a lone "one", 一 and 十分 ("very") are no numbers
