@@ -76,7 +76,8 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("home", "live, home, city, town, based, moved, relocated, settled, address, "
                 "neighborhood, neighbourhood, hometown", extra=r"living\s+in"),
     _en("rent", "rent, landlord, lease, apartment, flat, mortgage, housing"),
-    _en("savings", "savings, put aside, set aside, put away, emergency fund",
+    _en("savings", "savings, put aside, set aside, put away, emergency fund, rainy day, "
+                   "rainy-day, nest egg",
         extra=r"sav(?:e|es|ed|ing)"),
     _en("income", "salary, paycheck, income, wage, earn, pay raise"),
     _en("deadline", "deadline, due, hand in, turn in, submit, submission, cutoff"),
@@ -92,7 +93,8 @@ EN_FACETS: tuple[Facet, ...] = (
                                            "public transport"),
     _en("carrier", "mobile carrier, phone carrier, mobile network, phone plan, mobile plan, "
                    "phone contract, sim"),
-    _en("pet", "pet", "dog, cat, puppy, kitten, rabbit, hamster, parrot"),
+    _en("pet", "pet", "dog, cat, puppy, kitten, rabbit, bunny, hamster, guinea pig, parrot, "
+                      "budgie, tortoise, turtle, goldfish, gecko, ferret, pup"),
     _en("partner", "partner, wife, husband, girlfriend, boyfriend, spouse, fiance, fiancee, "
                    "married"),
     _en("children", "kid, son, daughter, child, children, baby"),
@@ -129,7 +131,7 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("commute", "通勤", "开车 地铁 公交 骑车 自行车"),
     _zh("car", "开什么车 开的车 我的车 车子 座驾 新车 买车 换车 提车", "一辆 辆车"),
     _zh("carrier", "运营商 手机号 号码 携号转网 话费 套餐", "移动 联通 电信"),
-    _zh("pet", "宠物", "猫 狗"),
+    _zh("pet", "宠物", "猫 狗 兔子 仓鼠 鹦鹉 乌龟 金鱼 豚鼠"),
     _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚"),
     _zh("children", "孩子 儿子 女儿 宝宝"),
     _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松 羽毛球 乒乓球 网球 篮球 足球 "

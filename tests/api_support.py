@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from graphmem.api.app import create_app
@@ -88,3 +89,10 @@ class CountingStore:
 def error_of(errors: list[dict[str, Any]]) -> dict[str, Any]:
     assert len(errors) == 1, errors
     return errors[0]
+
+
+@pytest.fixture
+def api(store: Any, clock: FakeClock) -> Iterator[Api]:
+    """The real server over a service on each store (a test module imports it to use it)."""
+    with serve_api(make_service(store, clock)) as client:
+        yield client

@@ -5,12 +5,8 @@ to in March 2024?") is answered by the latest message stating that fact before t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
-
-import pytest
 
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
@@ -18,8 +14,7 @@ from graphmem.recall import Recaller
 from graphmem.recall_model import DEFAULT_TUNING
 from graphmem.service import MemoryService
 
-from .api_support import Api, make_service, serve_api
-from .conftest import FakeClock
+from .api_support import Api, api  # noqa: F401  (the server fixture)
 
 QUESTION = "Who did I report to in March 2024?"
 ASKED_AT = datetime(2024, 7, 15, tzinfo=UTC)
@@ -75,18 +70,12 @@ def test_a_question_about_now_is_left_alone(service: MemoryService, user: str) -
     assert _order(service, user, True, now) == _order(service, user, False, now)
 
 
-@pytest.fixture
-def api(store: Any, clock: FakeClock) -> Iterator[Api]:
-    with serve_api(make_service(store, clock)) as client:
-        yield client
-
-
 ADD = "mutation($ins: [EpisodeInput!]!) { addEpisodes(inputs: $ins) { duplicate } }"
 RECALL = """query($i: RecallInput!) { recall(input: $i) {
   items { scores { temporal } sources { sourceRef } } } }"""
 
 
-def test_through_the_server_with_the_other_user_apart(api: Api, user: str) -> None:
+def test_through_the_server_with_the_other_user_apart(api: Api, user: str) -> None:  # noqa: F811
     other = f"{user}-other"
     for who in (user, other):
         api.data(ADD, {"ins": [

@@ -4,10 +4,8 @@ the camping trip last year?" asked in October 2023 (``timeparse.mentioned_period
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
@@ -19,8 +17,7 @@ from graphmem.recall_model import DEFAULT_TUNING
 from graphmem.service import MemoryService
 from graphmem.timeparse import mentioned_periods, read_told_of
 
-from .api_support import Api, make_service, serve_api
-from .conftest import FakeClock
+from .api_support import Api, api  # noqa: F401  (the server fixture)
 
 SAID = datetime(2023, 4, 20, 15, 0, tzinfo=UTC)
 
@@ -93,19 +90,13 @@ def test_a_period_outside_the_window_earns_nothing(service: MemoryService, user:
     assert _order(service, user, mentioned=True)[:2] == ["distractor", "told-of"]
 
 
-@pytest.fixture
-def api(store: Any, clock: FakeClock) -> Iterator[Api]:
-    with serve_api(make_service(store, clock)) as client:
-        yield client
-
-
 ADD = "mutation($ins: [EpisodeInput!]!) { addEpisodes(inputs: $ins) { duplicate } }"
 RECALL = """query($i: RecallInput!) { recall(input: $i) {
   temporalWindow { start end }
   items { kind scores { temporal } sources { sourceRef } } } }"""
 
 
-def test_through_the_server_with_the_other_user_apart(api: Api, user: str) -> None:
+def test_through_the_server_with_the_other_user_apart(api: Api, user: str) -> None:  # noqa: F811
     other = f"{user}-other"
     for who in (user, other):
         api.data(ADD, {"ins": [

@@ -161,6 +161,9 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert synonyms("Can you explain recursion?") == []
     assert [f.name for f in facets_of("Where do I live at the moment?")] == ["home"]
     assert [f.name for f in facets_of("What did I use to write code in May?")] == ["editor"]
+    assert [f.name for f in facets_of("How much is in my rainy-day fund?")] == ["savings"]
+    assert on_facet("Clover the bunny chewed through my laptop charger again.",
+                    facets_of("What name does our pet rabbit go by now?"))
     assert facets_of("我现在在哪家公司上班？")[0].name == "employer"
     # a car and a phone carrier, said with no word of the question ("换了一辆比亚迪汉")
     assert [f.name for f in facets_of("我现在开什么车？")] == ["car"]
