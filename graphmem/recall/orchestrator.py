@@ -137,7 +137,8 @@ class Recaller:
             # band reorders the first ``now_depth``)
             sources = relation_sources(
                 items, c.rows, max(t.version_depth, t.facet_depth, t.now_depth),
-                lambda ids: self.store.recall_rows("Episode", q.user_id, ids))
+                lambda ids: self.store.recall_rows("Episode", q.user_id, ids)) \
+                if t.version_depth > 0 or t.facet_order and t.facet_relations else {}
             if t.facet_order:
                 newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin,
                                       sources if t.facet_relations else None)
