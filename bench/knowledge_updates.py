@@ -915,7 +915,7 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
-                   help="test: the facts reported (default); dev, dev2, dev3, dev4: other facts, "
+                   help="test: the facts reported (default); dev to dev5: other facts, "
                         "for tuning; held: written apart, for reporting only")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
