@@ -17,7 +17,10 @@ search only finds what the new model embedded. This makes every stored vector ag
 * when the model's vectors have another length than one of the user's vector indexes
   takes, that index is made again for the new length first (embedded store: one index per
   user and label; recall searches them all). On the neo4j store the indexes are shared by
-  all users and are not changed here (``Neo4jStore.rebuild_vector_index`` says what to do).
+  all users and are not changed here (``Neo4jStore.rebuild_vector_index`` says what to do);
+* an embedded store's vector index made with older options than the store makes now
+  (``M`` 16 and ``efRuntime`` 10 before they became 32 and 200) is made again too, with the
+  same length (``FalkorStore.vector_index_outdated``).
 
 ``dry_run`` counts, per user and label, the nodes that would be embedded again.
 
@@ -96,7 +99,10 @@ def reembed(store: Store, embedder: Embedder, user_ids: list[str], *, batch: int
             report.stale[user][label] = stale
             # recall searches every label's index: one of another length fails the search
             dim = store.vector_index_dim(user, label)
-            if dim is not None and dim != embedder.dim:
+            # ... and one made with older options (a smaller graph degree or search
+            # breadth) is made again with the store's current ones
+            if dim is not None and (dim != embedder.dim
+                                    or store.vector_index_outdated(user, label)):
                 if not dry_run:
                     store.rebuild_vector_index(user, label, embedder.dim)
                 report.rebuilt.append(f"{user} {label}")

@@ -606,7 +606,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "whose vector was made by another model than the "
                                    "configured one (GRAPHMEM_EMBEDDER or --model), in "
                                    "batches of one transaction each; a vector index of "
-                                   "another length is made again first. Resumable: run it "
+                                   "another length, or made with older options (M, "
+                                   "efRuntime), is made again first. Resumable: run it "
                                    "again after an interruption; a second run writes nothing.")
     p.add_argument("--user", action="append", help="this user only (repeatable; default all)")
     p.add_argument("--model", choices=["minilm+use", "minilm", "use", "e5", "hashing",

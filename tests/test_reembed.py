@@ -287,3 +287,51 @@ def test_reembed_passages_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing",
                   "--passages")
     assert "added 0 passages to 0 episodes" in out
+
+
+def test_an_index_made_with_older_options_is_made_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a store whose Episode index was made before M 32 / efRuntime 200 (FalkorDB's 16 / 10)
+    data = tmp_path / "data"
+    svc = open_service(data, "hashing")
+    ingest(svc, LINES)
+    store: Any = svc.store
+    graph = store._handle(store._tenant_for_write(USER))
+    graph.query("DROP VECTOR INDEX FOR (n:Episode) ON (n.embedding)")
+    graph.query("CREATE VECTOR INDEX FOR (n:Episode) ON (n.embedding) OPTIONS "
+                f"{{dimension: {svc.embedder.dim}, similarityFunction: 'cosine'}}")
+    assert store.vector_index_outdated(USER, "Episode")
+    assert not store.vector_index_outdated(USER, "Relation")
+    svc.close()
+
+    # a dry run says so and changes nothing
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing",
+                  "--dry-run")
+    assert f"{USER} Episode" in out
+    svc = open_service(data, "hashing")
+    assert svc.store.vector_index_outdated(USER, "Episode")  # type: ignore[attr-defined]
+    svc.close()
+
+    out = run_cli(capsys, "reembed", "--data-dir", str(data), "--model", "hashing")
+    assert f"vector index made again: {USER} Episode" in out
+    assert f"{USER} Relation" not in out  # up to date: left as it was
+    svc = open_service(data, "hashing")
+    try:
+        store = svc.store
+        assert not store.vector_index_outdated(USER, "Episode")
+        assert store.vector_index_dim(USER, "Episode") == svc.embedder.dim
+        # every episode is in the index made again: the index path finds each by its words
+        import graphmem.store.falkor as falkor
+        exact, falkor.EXACT_SCAN_MAX = falkor.EXACT_SCAN_MAX, -1
+        try:
+            for text in LINES:
+                hits = store.vector_search("Episode", USER, svc.embedder.embed_one(text), 1)
+                found = store.recall_rows("Episode", USER, [hits[0].id])
+                assert found[0]["content"] == text
+        finally:
+            falkor.EXACT_SCAN_MAX = exact
+    finally:
+        svc.close()
+    # a second run has nothing to do
+    assert "vector index made again" not in run_cli(
+        capsys, "reembed", "--data-dir", str(data), "--model", "hashing")

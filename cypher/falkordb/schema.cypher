@@ -6,7 +6,7 @@
 // passages repeat sentences; with the defaults, their index reopened from disk held 87 % of
 // the true top 40 of the single-user dev questions, with these 100 % (built, and reopened).
 // The store searches users up to 10,000 nodes of a label exactly anyway (vector_exact);
-// indexes made before keep their options until remade.
+// an index made before with smaller options is made again by `graphmem reembed`.
 // The full-text indexes come first: a label's analyser language and stop words are set
 // when its first index is made, and later ones must not change them.
 CALL db.idx.fulltext.createNodeIndex({label: 'Episode', language: 'english', stopwords: []}, {field: 'terms', nostem: true})

@@ -311,6 +311,10 @@ class Store(Protocol):
         """Make that index anew for vectors of length ``dim``; nodes whose vectors have
         another length are left out of it until written again."""
 
+    def vector_index_outdated(self, user_id: str, label: str) -> bool:
+        """Was that index made with older options than the store makes now (a smaller
+        graph degree or search breadth)? ``rebuild_vector_index`` makes it with the new."""
+
     def export_nodes(self, label: str, user_id: str, skip: int, limit: int) -> list[Row]: ...
 
     def export_edges(self, edge: str, user_id: str,

@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -60,6 +61,8 @@ def tenant_graph(prefix: str, user_id: str) -> str:
 #: user of 10,000 relations (``bench/scale.py --sizes 1000,10000 --embedder hashing``)
 #: p50 / p95 16 / 23 ms through the indexes, 30 / 37 ms exact.
 EXACT_SCAN_MAX = 10_000
+# the graph degree and search breadth a vector index statement of schema.cypher sets
+_INDEX_OPTION = re.compile(r"\b(M|efRuntime|efConstruction): (\d+)")
 
 
 class FalkorStore(CypherReads):
@@ -416,14 +419,29 @@ class FalkorStore(CypherReads):
 
     def vector_index_dim(self, user_id: str, label: str) -> int | None:
         """The dimension of the vector index on the user's graph for ``label``."""
+        options = self._vector_index_options(user_id, label)
+        return int(options.get("dimension") or 0) or None if options is not None else None
+
+    def vector_index_outdated(self, user_id: str, label: str) -> bool:
+        """Was the user's ``label`` vector index made with a smaller ``M`` or ``efRuntime``
+        than ``schema.cypher`` makes now (a store made before 16 / 10 became 32 / 200)?"""
+        options = self._vector_index_options(user_id, label)
+        if options is None:
+            return False
+        wanted = {k: int(v) for k, v in _INDEX_OPTION.findall(" ".join(
+            st for st in self._q.statements("schema", dim=1)
+            if st.startswith(f"CREATE VECTOR INDEX FOR (n:{label})")))}
+        return any(int(options.get(k) or 0) < v for k, v in wanted.items())
+
+    def _vector_index_options(self, user_id: str, label: str) -> dict[str, Any] | None:
+        """The options of the user's ``label`` vector index (None: no such index)."""
         graph = self._tenant_for_read(user_id)
         if graph is None:
             return None
         rows = self._run(graph, self._q.get("vector_indexes"), {})
         for row_label, types, options in rows:
             if row_label == label and "VECTOR" in (types or {}).get("embedding", []):
-                return int(((options or {}).get("embedding") or {}).get("dimension") or 0) \
-                    or None
+                return dict((options or {}).get("embedding") or {})
         return None
 
     def rebuild_vector_index(self, user_id: str, label: str, dim: int) -> None:

@@ -227,6 +227,10 @@ class Neo4jStore(CypherReads):
         them by hand (``rebuild_vector_index``)."""
         return None
 
+    def vector_index_outdated(self, user_id: str, label: str) -> bool:
+        """Never (False): the shared indexes are Neo4j's own, made with its defaults."""
+        return False
+
     def rebuild_vector_index(self, user_id: str, label: str, dim: int) -> None:
         """Not done here: the vector indexes are shared by every user of the database."""
         raise UnavailableError(
