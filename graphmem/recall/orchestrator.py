@@ -117,7 +117,8 @@ class Recaller:
 
         facets = facets_of(a.search)
         kin = kin_of(q.query)  # "my sister's city": her facts, not the user's
-        if first_person(q.query):  # a personal fact of the user's ("my manager")
+        personal = first_person(q.query)  # a personal fact of the user's ("my manager")
+        if personal:
             lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
                           relations=t.facet_relations)
         # episode versions: the one valid at the time asked about first, contradictions
@@ -128,7 +129,7 @@ class Recaller:
             before=asks_before(q.query), limit=q.limit, known_at=a.known_at) \
             if MemoryKind.EPISODE in a.kinds and not q.include_history else []
         # "Who did I report to in March?": the latest statement before the window held then
-        if t.facet_then and a.window is not None and a.as_of is None and first_person(q.query):
+        if t.facet_then and a.window is not None and a.as_of is None and personal:
             valid_then_on_facet(items, c.rows, facets, to_ms(a.window.start) or 0,
                                 t.window_inside, t.facet_lift_depth, t.facet_depth, kin)
         if about_now(q, a):
@@ -154,7 +155,7 @@ class Recaller:
                                              t.now_standouts, t.now_depth, others)
             if t.version_depth > 0:
                 newer_versions_first(items, c.rows, q.query, t.version_depth, sources)
-            if t.kin and self.embed_texts is not None and first_person(q.query):
+            if t.kin and self.embed_texts is not None and personal:
                 newer_kin_first(items, c.rows, q.query, vector, t.kin_depth,
                                 self.kin_similarity, self.embed_texts, self.reads_cjk,
                                 others)

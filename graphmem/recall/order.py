@@ -51,7 +51,7 @@ def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
         if it.kind is MemoryKind.EPISODE and _states(row, facets, kin):
             places.append(n)
         elif it.kind is MemoryKind.RELATION and it.id in sources \
-                and on_facet(str(row.get("statement") or ""), facets, kin):
+                and _relation_states(row, facets, kin):
             places.append(n)
             times[n] = int(sources[it.id].get("occurredAt") or 0)
     _newest_first(items, places, times)
@@ -71,7 +71,7 @@ def lift_on_facet(items: list[RecallItem], rows: dict[str, Row], facets: tuple[F
     for it in items[:depth]:
         if it.kind is MemoryKind.EPISODE and _states(rows.get(it.id) or {}, facets, kin) \
                 or relations and it.kind is MemoryKind.RELATION \
-                and on_facet(str((rows.get(it.id) or {}).get("statement") or ""), facets, kin):
+                and _relation_states(rows.get(it.id) or {}, facets, kin):
             it.score = round(it.score * (1 + lift), 6)
     items.sort(key=lambda it: (-it.score, it.id))
 
@@ -102,6 +102,12 @@ def valid_then_on_facet(items: list[RecallItem], rows: dict[str, Row],
     ids = {it.id for it in before}
     _newest_first(items, [n for n in _episode_places(items, order_depth)
                           if items[n].id in ids])
+
+
+def _relation_states(row: Row, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
+    """Does the relation in ``row`` (its statement, `user works at Bluefin Analytics`)
+    state a value of one of ``facets``?"""
+    return on_facet(str(row.get("statement") or ""), facets, kin)
 
 
 def _states(row: Row, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
