@@ -30,6 +30,10 @@ stage of the default recall
     python bench/knowledge_updates.py --split dev5 -v # a sixth, written the same way after
                                                       # the held one was reported: for
                                                       # knobs chosen since
+    python bench/knowledge_updates.py --split dev6 -v # a seventh, mostly changes said by
+                                                      # their sense alone
+    python bench/knowledge_updates.py --split held2   # an eighth, written apart from dev6
+                                                      # at the same time: reported only
 """
 
 from __future__ import annotations
@@ -791,10 +795,272 @@ ZH_DEV5: list[tuple[str, str, str]] = [
      "骰子咖啡关门了，桌游局挪到了老周家，周日下午开。",
      "桌游聚会在哪儿办？"),
 ]
+# a sixth dev set: changes of everyday facts said in passing, mostly by sense alone
+EN_DEV6: list[tuple[str, str, str]] = [
+    ("I take 10 mg of lisinopril every morning for my blood pressure.",
+     "Picked up the refill at the pharmacy and the 20 mg tablets are noticeably bigger, a pain to "
+     "swallow first thing.",
+     "How many milligrams of my BP medication am I on?"),
+    ("My dad still drives trains for Northern, he says he'll do it till he drops.",
+     "Dad's retirement do was lovely; he spent most of it telling everyone about the allotment "
+     "he's planning to dig.",
+     "Is my father still working, or what is he up to?"),
+    ("I've been getting into watercolour painting on Sunday afternoons.",
+     "Sunday afternoons I'm in a bee suit at the community apiary, checking the hives with an old "
+     "guy called Clive.",
+     "How do I usually spend my Sunday afternoons?"),
+    ("My weekly one-to-one with my manager is on Monday mornings at 9.",
+     "Sorry, Thursday at 2 won't work for the plumber, that's when I sit down with my boss for "
+     "our weekly catch-up.",
+     "When is my regular meeting with my line manager?"),
+    ("Our flat is on the third floor of Calder House, on Mill Lane.",
+     "Can you help me write a card for the couple next door at 22 Orchard Close? We've only been "
+     "here a fortnight and they already brought round a lasagne.",
+     "What's my home address?"),
+    ("My motorbike is a 2015 Triumph Bonneville, my pride and joy.",
+     "After selling the Bonneville I can't get over how light the Royal Enfield Himalayan "
+     "feels on gravel tracks.",
+     "Which motorcycle do I ride?"),
+    ("We get a HelloFresh box delivered every Tuesday.",
+     "Switched our meal kits over to Gousto, and the Friday box had a katsu curry the kids "
+     "actually ate.",
+     "Which company sends us our recipe boxes?"),
+    ("I'm doing keto, so no bread or pasta for me at the moment.",
+     "Had a huge bowl of pasta last night; the dietitian's Mediterranean plan is so much easier "
+     "to stick to than keto ever was.",
+     "What eating plan am I following?"),
+    ("At work I'm leading the migration of our billing system to Stripe.",
+     "Handed the billing migration to Karim last week. My whole focus is the customer onboarding "
+     "redesign that launches in June, and the designers are already fighting over fonts.",
+     "What project am I heading up at the office?"),
+    ("I write all my notes in Notion, it's basically my second brain.",
+     "My Obsidian vault is up to about 900 markdown files and the graph view is gorgeous.",
+     "Which app do I keep my notes in?"),
+    ("My daughter Maya does gymnastics on Wednesdays after school.",
+     "Maya came home from fencing on Wednesday with a bruise on her arm and a massive grin.",
+     "What does Maya do midweek once school lets out?"),
+    ("My son Leo is in Year 4 and his teacher is Mrs Harding.",
+     "Leo's new teacher, Mr Osei, sent home a lovely note about his reading.",
+     "Who is Leo's class teacher?"),
+    ("We're going to Lisbon for our tenth anniversary in October.",
+     "Can you suggest some day trips from Kyoto? The anniversary trip is booked for October and "
+     "Lisbon can wait till next year.",
+     "Where are we heading for our anniversary?"),
+    ("We keep three hens in the back garden, they give us plenty of eggs.",
+     "A fox got into the coop last week and we lost one, so it's just the two girls laying.",
+     "How many chickens do we have left?"),
+    ("I put £200 a month into my pension on top of the employer match.",
+     "Upped my pension contributions to £350 a month now that the pay rise has gone through.",
+     "How much am I paying into my retirement pot each month?"),
+    ("My sister Hannah is engaged to a guy called Rob.",
+     "After Hannah and Rob split, she met Dev at a friend's barbecue, and they're getting married "
+     "in August. I'm already panicking about my speech.",
+     "Who is my sister going to marry?"),
+    ("Our washing machine is an ancient Bosch that rattles like mad on spin.",
+     "The Miele does a full load in under an hour, honestly the best thing we bought this year.",
+     "What brand is our washer?"),
+    ("I play in goal for a five-a-side team on Tuesday nights.",
+     "Since my knee op the lads have stuck me up front for five-a-side, which means a lot less "
+     "diving at least.",
+     "What position do I play in my Tuesday football?"),
+    ("I'm learning Portuguese because my partner's family is from Porto.",
+     "My Korean flashcards are all over the fridge, and I managed to order bibimbap in Korean "
+     "last weekend.",
+     "Which language am I trying to pick up?"),
+    ("My physio has me doing the knee exercises three times a week.",
+     "The physio signed me off yesterday, so the rehab routine is just a once-a-week maintenance "
+     "session.",
+     "How often am I supposed to do my leg rehab workouts?"),
+    ("I'm in the office Tuesdays and Thursdays and at home the rest of the week.",
+     "The hybrid policy got tightened, so it's Monday to Thursday at my desk in town now and only "
+     "Friday at home.",
+     "Which days do I have to go in to work?"),
+    ("My grandmother lives in a care home in Derby.",
+     "Took Gran out for tea near her place in Whitby on Sunday; she insisted on fish and chips on "
+     "the pier even though it was freezing. The staff there all call her by name already.",
+     "Where is my nan living?"),
+    ("My husband teaches chemistry at a secondary school.",
+     "My husband's first month at the pharmaceutical lab has been hectic, he's on his feet all "
+     "day but says it beats marking homework. He even came home wearing his lanyard yesterday.",
+     "What does my other half do for a living?"),
+    ("I'm reading my way through all the Discworld books in order.",
+     "Finished the last Discworld book and cried, so I've started on Le Guin's Earthsea.",
+     "Which series of novels am I working through?"),
+]
+
+ZH_DEV6: list[tuple[str, str, str]] = [
+    ("我甲减，每天早上空腹吃半片优甲乐。",
+     "上周复查甲功，医生说指标还是偏高，让我每天吃一整片优甲乐。",
+     "我的甲状腺药一天吃多少？"),
+    ("我爸妈住在洛阳老家，我一般一个月回去看他们一次。",
+     "我妈在我家楼下跳广场舞认识了好几个阿姨，看来在深圳住得挺习惯。",
+     "我父母目前住在哪儿？"),
+    ("儿子每周三放学后去少年宫练书法。",
+     "周三下午去接儿子，他刚在校篮球队训练完，晒得黢黑，一上车就喊饿。",
+     "我儿子每周三下课后去干嘛？"),
+    ("我每天骑电瓶车上班，路上二十分钟左右。",
+     "三号线开通之后，我每天在车厢里刷两集剧正好到公司楼下。",
+     "我平时怎么去公司？"),
+    ("我这季度在负责公司App会员体系的改版。",
+     "会员那摊子交给小刘了，领导让我全力盯海外版上线，下个月还要去吉隆坡出差。"
+     "这两周天天跟产品开会开到晚上九点。",
+     "我手头主要在跟哪个项目？"),
+    ("我在做16:8轻断食，每天中午12点到晚上8点之间吃饭。",
+     "营养师说我血糖波动太大，让我一日三餐按时吃，早饭一定要有鸡蛋和粗粮。",
+     "我目前的吃饭安排是怎样的？"),
+    ("我写代码一直用VS Code。",
+     "Cursor里的AI补全太香了，VS Code已经好几个礼拜没打开过。",
+     "我平时用什么编辑器写程序？"),
+    ("五一打算和老公去厦门玩几天。",
+     "五一的民宿订在大理古城里了，老公说厦门人太多，留到明年再说。",
+     "我们五一去哪儿玩？"),
+    ("家里养了两只仓鼠，女儿特别宝贝它们。",
+     "有一只仓鼠上个月老死了，现在笼子里就剩一只，女儿哭了好几天。",
+     "我家那几只小宠物还有多少？"),
+    ("我每个月定投2000块沪深300指数基金。",
+     "年终奖发了以后我把定投加到每月3000了。",
+     "我每月往基金里投多少钱？"),
+    ("家里的扫地机器人是科沃斯的。",
+     "石头那台扫拖一体机确实省心，地板拖得锃亮，之前那台送给我姐了。",
+     "我家用的是哪个牌子的扫地机？"),
+    ("我在自学日语，准备明年考N2。",
+     "N2考过之后日语就放下了，最近每天晚上跟着B站视频学韩语，四十个字母总算认全了。"
+     "周末还约了个韩国留学生互相练口语。",
+     "我目前在学哪门外语？"),
+]
+
+# written the same way as dev6, apart from it, after the knobs chosen on dev6: reported
+"""A second held-out set of knowledge updates, written without reading the engine."""
+
+# (old statement, new statement, question about now)
+EN_HELD2: list[tuple[str, str, str]] = [
+    ("My glasses prescription is -2.25 in both eyes.",
+     "The optometrist says my eyes have got worse, so it's -3.00 on both sides now.",
+     "What strength are my lenses these days?"),
+    ("I catch the 7:52 train from Hadley Junction every morning.",
+     "Been on the 8:17 out of Hadley Junction all month, and the extra twenty-five minutes in "
+     "bed is glorious.",
+     "Which departure do I take to get in for work?"),
+    ("My sister Naomi is studying law in Edinburgh.",
+     "Naomi's loving her first job at a firm in Manchester. She rang last night to complain that "
+     "the rain is even worse than in Scotland, but she sounds really happy.",
+     "Which city is Naomi living in at the moment?"),
+    ("Our flat is on the third floor and there's no lift.",
+     "We moved into a ground-floor place in March, so no more hauling the shopping up three "
+     "flights.",
+     "What level of the building is our home on now?"),
+    ("My manager is Deborah, she's pretty hands-off.",
+     "Had my first one-to-one with Raj since he took over the team. He wants weekly check-ins "
+     "and a shared tracker, which is a lot after years of being left alone.",
+     "Who do I report to at work?"),
+    ("I'm doing a part-time MSc in data science at Birkbeck.",
+     "I've transferred my master's to the Open University so I can study fully online.",
+     "Which institution am I doing my postgrad through currently?"),
+    ("I put £300 a month into my savings account.",
+     "I've upped the standing order to savings, it's £450 a month now.",
+     "How much do I set aside each month?"),
+    ("Our Friday takeaway is always from Golden Lotus, the Chinese place on the corner.",
+     "Friday night means a lamb biryani from Spice Route on the sofa, non-negotiable at this "
+     "point.",
+     "Where do we usually order in from at the end of the week?"),
+    ("Our cat Mochi eats Purina dry food.",
+     "The vet put Mochi on a prescription kidney diet from Hill's, so that's all she gets now.",
+     "What is Mochi being fed these days?"),
+    ("I do everything on a 2017 MacBook Air.",
+     "My ThinkPad X1 boots in about four seconds. I keep restarting it just to watch.",
+     "What computer am I working on?"),
+    ("We're going to Lisbon for our anniversary in September.",
+     "We changed the anniversary trip: it's Copenhagen instead, because the Lisbon flights "
+     "doubled in price.",
+     "Where are the two of us off to this autumn?"),
+    ("My go-to karaoke song is Dancing Queen.",
+     "Bohemian Rhapsody is my karaoke party piece, and nobody else at work is allowed to pick it.",
+     "What do I usually sing when we do singalongs at the bar?"),
+    ("My physio appointments for my knee are Tuesdays at 4 with Hannah.",
+     "Physio has moved to Friday mornings at 9, since Hannah's cut back her hours.",
+     "When do I see Hannah each week at the moment?"),
+    ("My pub quiz team plays at the Crown every Wednesday night.",
+     "We finally won a quiz at the Fox & Hounds on Wednesday! Their questions suit us way better "
+     "than the Crown's ever did, and the chips are free for the winners.",
+     "Which pub do we do trivia night at?"),
+    ("My goal this year is to read 20 books.",
+     "I've raised my reading target to 35 since I'm so far ahead of schedule.",
+     "How many titles am I trying to get through before December?"),
+    ("I see my therapist every two weeks, on alternate Mondays.",
+     "Therapy every single Monday is tiring, but I can already feel the difference.",
+     "How often am I seeing my counsellor currently?"),
+    ("My son Theo does judo on Saturday mornings.",
+     "Theo switched from judo to fencing, he's obsessed with the masks.",
+     "What does Theo do on weekend mornings now?"),
+    ("We rent a two-bed terrace in Stockport.",
+     "Got the keys to our very own semi in Cheadle on Friday. The mortgage is terrifying, but "
+     "the garden is ours and the kids have already claimed the shed.",
+     "Where do we live?"),
+    ("I work from the office Monday to Friday.",
+     "Work's gone hybrid, so I'm only in on Tuesdays and Thursdays now.",
+     "Which days am I expected to go in?"),
+    ("I put 5% of my salary into my pension.",
+     "Checked my payslip and 8% going into the pension looks scary, but future me will be "
+     "grateful.",
+     "What percentage of my wages goes toward retirement?"),
+    ("I'm doing intermittent fasting, eating between 12 and 8.",
+     "I've tightened my eating window to 1 till 7 now.",
+     "Between what hours do I have my meals these days?"),
+    ("My password manager is LastPass.",
+     "Bitwarden autofilled my work login on the first try, which is more than LastPass ever "
+     "managed.",
+     "What app keeps my logins safe?"),
+    ("Our wedding is booked for 14 June next year at Hollins Hall.",
+     "We've pushed the wedding back to 20 September so my gran can fly over from Canada.",
+     "What's the date of our big day?"),
+    ("I'm learning chess and I'm rated about 1100 on Lichess.",
+     "Hit 1340 on Lichess after a good weekend of blitz, the Sicilian is finally clicking.",
+     "What's my rating on the chess site right now?"),
+]
+
+ZH_HELD2: list[tuple[str, str, str]] = [
+    ("我每天坐地铁2号线上班，单程差不多一个小时。",
+     "每天早上骑电瓶车穿过两条街就到单位了，十分钟都用不了。",
+     "我平时通勤靠什么？"),
+    ("我爸妈住在洛阳老家，我一年回去两次。",
+     "爸妈现在搬来苏州跟我们一起住了，正好帮忙带孩子。",
+     "我父母目前在哪儿生活？"),
+    ("我腰椎间盘突出，每周去中医院做两次针灸。",
+     "针灸停了，现在换成每周去做一次推拿。",
+     "我这阵子腰疼是怎么治的？"),
+    ("我在备考注会，今年报了会计和税法两科。",
+     "审计和经济法的书堆了一桌子，今年这两门必须拿下。",
+     "我今年CPA考的是哪几门？"),
+    ("我每个月定投基金2000块。",
+     "基金定投我调到每月3000了。",
+     "我每个月固定拿多少钱去理财？"),
+    ("我早餐一般是煎饼果子加一杯豆浆。",
+     "燕麦泡酸奶再撒点蓝莓，这一周早上都是这么对付的。说实话还挺顶饱，到中午都不饿。",
+     "我最近早上都吃点啥？"),
+    ("我在练书法，临的是颜真卿的《多宝塔碑》。",
+     "《多宝塔》临得差不多了，老师让我改临王羲之的《兰亭序》。",
+     "我现在练字用的是哪本帖？"),
+    ("我们公司实行大小周，隔一周要上六天班。",
+     "公司取消大小周了，现在每周都是双休。",
+     "我周六还用去上班吗？"),
+    ("我家新房装修定的是北欧风。",
+     "设计师改完图纸，客厅全是原木色加竹编灯，榻榻米也做上了，妥妥的日式侘寂味。",
+     "我家装修最后走的什么风格？"),
+    ("我约了下周三上午去医院做胃镜。",
+     "胃镜改到下个月8号了，医院那边排不开。",
+     "我那个检查现在约在哪天？"),
+    ("我儿子读小学三年级，班主任是刘老师。",
+     "开家长会的时候陈老师一直夸他数学进步快，说他上课举手特别积极。儿子回家乐了一晚上。",
+     "现在带我儿子那个班的是哪位老师？"),
+    ("我平时都是用Kindle看书。",
+     "最近睡前都抱着掌阅的墨水屏看网文，字调大了一点也不伤眼。",
+     "我这阵子用什么设备读电子书？"),
+]
+
 SPLITS = {"test": (EN, ZH), "dev": (EN_DEV, ZH_DEV), "dev2": (EN_DEV2, ZH_DEV2),
           "dev3": (EN_DEV3, ZH_DEV3), "dev4": (EN_DEV4, ZH_DEV4),
-          "dev5": (EN_DEV5, ZH_DEV5),
-          "held": (EN_HELD, ZH_HELD)}
+          "dev5": (EN_DEV5, ZH_DEV5), "dev6": (EN_DEV6, ZH_DEV6),
+          "held": (EN_HELD, ZH_HELD), "held2": (EN_HELD2, ZH_HELD2)}
 
 FILLER_EN = [
     "Can you explain how a Python generator differs from a list comprehension?",
@@ -915,8 +1181,8 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=1, help="placement of messages (default 1)")
     p.add_argument("--split", choices=sorted(SPLITS), default="test",
-                   help="test: the facts reported (default); dev to dev5: other facts, "
-                        "for tuning; held: written apart, for reporting only")
+                   help="test: the facts reported (default); dev to dev6: other facts, "
+                        "for tuning; held, held2: written apart, for reporting only")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/knowledge_updates.json (test) or "
                         "knowledge_updates_<split>.json (the others)")
