@@ -188,9 +188,10 @@ def test_a_new_tablet_said_in_passing_comes_first(minilm_service: MemoryService)
                                   "that came in the box is lovely.)")
     question = "Which tablet do I use for my artwork now?"
     tuning = service._recaller.tuning
-    # this stage alone: no band, no standouts, no facet order or lift, no newer versions
+    # this stage alone: no band, no standouts, no facet order or lift, no newer versions,
+    # no successors
     alone = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False, facet_lift=0.0,
-                    version_depth=0)
+                    version_depth=0, successors=0)
     try:
         service._recaller.tuning = replace(alone, kin=False)
         off = _order(service, user, question)

@@ -28,6 +28,7 @@ from graphmem.recall.order import (
     newest_first_among_standouts,
     newest_first_on_facet,
     relation_sources,
+    successors_first,
     valid_then_on_facet,
 )
 from graphmem.recall.retrieve import _Candidates, _gather, _load, _without_hub_names
@@ -137,15 +138,17 @@ class Recaller:
             # take part in the orders below at its time (the depth of any of them, the
             # band reorders the first ``now_depth``)
             sources = relation_sources(
-                items, c.rows, max(t.version_depth, t.facet_depth, t.now_depth),
+                items, c.rows,
+                max(t.version_depth, t.facet_depth, t.now_depth, t.successor_depth),
                 lambda ids: self.store.recall_rows("Episode", q.user_id, ids)) \
-                if t.version_depth > 0 or t.facet_order and t.facet_relations else {}
+                if t.version_depth > 0 or t.facet_order and t.facet_relations \
+                or t.successors > 0 else {}
             if t.facet_order:
                 newest_first_on_facet(items, c.rows, facets, t.facet_depth, kin,
                                       sources if t.facet_relations else None)
             # "My sister Anna lives in Berlin" is no newer version of where the user lives
             others = frozenset(
-                it.id for it in items[:max(t.now_depth, t.kin_depth)]
+                it.id for it in items[:max(t.now_depth, t.kin_depth, t.successor_depth)]
                 if it.kind is MemoryKind.EPISODE
                 and of_another(str((c.rows.get(it.id) or {}).get("content") or ""), kin))
             if t.now_band > 0:
@@ -159,6 +162,14 @@ class Recaller:
                 newer_kin_first(items, c.rows, q.query, vector, t.kin_depth,
                                 self.kin_similarity, self.embed_texts, self.reads_cjk,
                                 others)
+            # "When did I get my licence?" asks for an event's time, not for what holds;
+            # a question about someone else ("What does John cook?") asks what they did
+            if t.successors > 0 and self.embed_texts is not None and not a.when \
+                    and personal:
+                least = self.kin_similarity + (1 - self.kin_similarity) * t.successor_margin
+                successors_first(items, c.rows, q.query, vector, t.successors,
+                                 t.successor_depth, least, t.successor_fit, self.embed_texts,
+                                 self.reads_cjk, others, sources, t.successor_nearest)
         chosen = _quota(items, q.limit, a.kinds)
 
         _provenance(self.store, q.user_id, chosen, c.rows)

@@ -7,6 +7,7 @@ per-kind quotas. (Episode versions, which come before these, are
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -28,6 +29,8 @@ KIN_SENTENCES = 4
 KIN_FIT = 2
 #: the cosine from which two statements are alike, for an embedder that names none
 KIN_SIMILARITY = 0.3
+#: a sentence that only opens what follows: "Current draft:", 最慢的是这一段：
+_HEADER = re.compile(r"[:：]\s*$")
 
 
 def newest_first_on_facet(items: list[RecallItem], rows: dict[str, Row],
@@ -179,34 +182,12 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
     the first) closest to the question's vector ``asked``; a sentence (nearly) the same
     as one of another episode is a template or a repeat, not an answer of either.
     Messages about someone else (``others``) take no part."""
-    terms = topic_terms(question)
-    said: list[tuple[int, list[str]]] = []
-    for n, it in enumerate(items[:depth]):
-        row = rows.get(it.id) or {}
-        if it.kind is not MemoryKind.EPISODE or row.get("role") in _NOT_USER \
-                or it.id in others:
-            continue
-        parts = [s.strip() for s in SENTENCE_END.split(str(row.get("content") or ""))
-                 if s.strip() and not asks(s) and (reads_cjk or not has_cjk(s))]
-        parts = list(dict.fromkeys(parts))
-        parts.sort(key=lambda s: -len(topic_terms(s) & terms))  # stable: then the first
-        if parts:
-            said.append((n, parts[:KIN_SENTENCES]))
+    said = _user_statements(items, rows, topic_terms(question), depth, reads_cjk, others)
     if len(said) < 2:
         return
-    texts = list(dict.fromkeys(s for _, parts in said for s in parts))
-    vectors = np.asarray(embed(texts), dtype=np.float64)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    texts, place, vectors, same = _alike(said, least, embed)
     like = vectors @ vectors.T
-    place = {s: k for k, s in enumerate(texts)}
-    owner = np.array([next(n for n, parts in said if s in parts) for s in texts])
-    # (nearly) the same words as a sentence of another episode, or said in two of them
-    # (nearly the same: six sevenths of the way from alike to the same, .9 for MiniLM)
-    same = {texts[k] for k in np.flatnonzero(
-        ((like >= 1 - (1 - least) / 7) & (owner[:, None] != owner[None, :])).any(axis=1))}
-    same |= {s for s in texts if sum(s in parts for _, parts in said) > 1}
-    to_question = vectors @ (np.asarray(asked, dtype=np.float64)
-                             / max(float(np.linalg.norm(asked)), 1e-12))
+    to_question = _cosines(vectors, asked)
     answers = [(n, max(kept, key=lambda s: to_question[place[s]]))
                for n, parts in said if (kept := [s for s in parts if s not in same])]
     if len(answers) < 2:
@@ -231,6 +212,123 @@ def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str
         older = str((rows.get(upper.id) or {}).get("content") or "")
         if value_tokens(answers[j][1]) - value_tokens(older):
             _newest_first(items, [answers[i][0], answers[j][0]])
+
+
+def successors_first(items: list[RecallItem], rows: dict[str, Row], question: str,
+                     asked: list[float], anchors: int, depth: int, least: float, fit: float,
+                     embed: Callable[[list[str]], list[list[float]]],
+                     reads_cjk: bool = True, others: frozenset[str] = frozenset(),
+                     sources: dict[str, Row] | None = None, nearest: bool = False) -> None:
+    """For a question about now, in place: each of the user's best ``anchors`` episodes
+    (the answers recall found) gets its latest successor among the first ``depth`` items
+    right above it, and above the relations read from it (``sources``: relation id -> the
+    row of the message it was read from). A successor is a later message of the user's
+    with a statement at least ``least`` alike the anchor's answer (its statement closest
+    to the question), at least ``fit`` x as close to the question as that answer (a long
+    request has a sentence alike to almost anything; the one that counts is about the
+    question) and, with ``nearest``, closer to a statement of the anchor than to any
+    other episode's ("my morning routine has been a mess" is closer to "my oolong tea is
+    the only fixed part of my morning routine" than to "lately it's hot chocolate first
+    thing in the morning"). "What does my other half do for a living?": "My husband's first month
+    at the pharmaceutical lab has been hectic", said in June, goes above "My husband
+    teaches chemistry at a secondary school", said in January; no word of the question
+    or of a change is in it, but it speaks of the same thing. Statements said (nearly)
+    the same in two messages are templates or repeats and link nothing; messages about
+    someone else (``others``) take no part."""
+    said = _user_statements(items, rows, topic_terms(question), depth, reads_cjk, others,
+                            most=2 * KIN_SENTENCES, headers=True)
+    if len(said) < 2:
+        return
+    texts, place, vectors, same = _alike(said, least, embed)
+    to_question = _cosines(vectors, asked)
+    kept = {n: [s for s in parts if s not in same] for n, parts in said}
+    ids = {n: items[n].id for n, _ in said}
+    times = {n: to_ms(items[n].occurred_at) or 0 for n, _ in said}
+    for anchor, _ in said[:anchors]:
+        if not kept[anchor]:
+            continue
+        best = place[max(kept[anchor], key=lambda s: to_question[place[s]])]
+        answer, fits = vectors[best], fit * to_question[best]
+        later = [(times[n], n) for n, _ in said if times[n] > times[anchor] and any(
+            float(vectors[place[s]] @ answer) >= least and to_question[place[s]] >= fits
+            and (not nearest or _nearest_owner(s, n, kept, place, vectors) == anchor)
+            for s in kept[n])]
+        if later:
+            where = {it.id: k for k, it in enumerate(items)}
+            read_from = [where[r] for r, row in (sources or {}).items()
+                         if row.get("id") == ids[anchor] and r in where]
+            newest, old = where[ids[max(later)[1]]], min([where[ids[anchor]], *read_from])
+            if newest > old:
+                _raise(items, newest, old)
+
+
+def _nearest_owner(sentence: str, own: int, kept: dict[int, list[str]],
+                   place: dict[str, int], vectors: np.ndarray) -> int | None:
+    """The episode (its place) whose statement is closest to ``sentence`` (of episode
+    ``own``), among the other episodes' ``kept`` statements."""
+    here = vectors[place[sentence]]
+    pool = [(float(vectors[place[s]] @ here), n) for n, parts in kept.items() if n != own
+            for s in parts]
+    return max(pool)[1] if pool else None
+
+
+def _raise(items: list[RecallItem], frm: int, to: int) -> None:
+    """The item at ``frm`` moved up to ``to``, those between one place down; each place
+    keeps its score (so the list stays sorted)."""
+    scores = [it.score for it in items[to:frm + 1]]
+    items.insert(to, items.pop(frm))
+    for k, score in enumerate(scores):
+        items[to + k].score = score
+
+
+def _user_statements(items: list[RecallItem], rows: dict[str, Row], terms: set[str],
+                     depth: int, reads_cjk: bool, others: frozenset[str],
+                     most: int = KIN_SENTENCES,
+                     headers: bool = False) -> list[tuple[int, list[str]]]:
+    """The places of the user's episodes among the first ``depth`` items (not the
+    assistant's, not ``others``), each with its statements (sentences that ask nothing;
+    Chinese ones only if the embedder reads them; with ``headers``, not those that only
+    open what follows, "Current draft:", 最慢的是这一段：): at most ``most``, those
+    sharing the most of ``terms`` first, then in their order."""
+    said: list[tuple[int, list[str]]] = []
+    for n, it in enumerate(items[:depth]):
+        row = rows.get(it.id) or {}
+        if it.kind is not MemoryKind.EPISODE or row.get("role") in _NOT_USER \
+                or it.id in others:
+            continue
+        parts = [s.strip() for s in SENTENCE_END.split(str(row.get("content") or ""))
+                 if s.strip() and not asks(s) and (reads_cjk or not has_cjk(s))
+                 and not (headers and _HEADER.search(s))]
+        parts = list(dict.fromkeys(parts))
+        parts.sort(key=lambda s: -len(topic_terms(s) & terms))  # stable: then the first
+        if parts:
+            said.append((n, parts[:most]))
+    return said
+
+
+def _alike(said: list[tuple[int, list[str]]], least: float,
+           embed: Callable[[list[str]], list[list[float]]]
+           ) -> tuple[list[str], dict[str, int], np.ndarray, set[str]]:
+    """The statements of ``said`` embedded: the texts, each one's row, their unit vectors,
+    and those that are templates or repeats: (nearly) the same words as a sentence of another
+    episode, or said in two of them (nearly the same: six sevenths of the way from alike,
+    ``least``, to the same; .9 for MiniLM)."""
+    texts = list(dict.fromkeys(s for _, parts in said for s in parts))
+    vectors = np.asarray(embed(texts), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    like = vectors @ vectors.T
+    place = {s: k for k, s in enumerate(texts)}
+    owner = np.array([next(n for n, parts in said if s in parts) for s in texts])
+    same = {texts[k] for k in np.flatnonzero(
+        ((like >= 1 - (1 - least) / 7) & (owner[:, None] != owner[None, :])).any(axis=1))}
+    same |= {s for s in texts if sum(s in parts for _, parts in said) > 1}
+    return texts, place, vectors, same
+
+
+def _cosines(vectors: np.ndarray, asked: list[float]) -> np.ndarray:
+    """The cosine of each of the unit ``vectors`` with the question's vector ``asked``."""
+    return np.asarray(vectors @ (np.asarray(asked, dtype=np.float64)
+                                 / max(float(np.linalg.norm(asked)), 1e-12)))
 
 
 def relation_sources(items: list[RecallItem], rows: dict[str, Row], depth: int,
