@@ -142,6 +142,8 @@ def test_the_successor_goes_above_the_relations_read_from_the_answer_too() -> No
     ("我说过几次去游泳？", True),
     ("How many times have I mentioned going swimming?", True),
     ("How often did I go to the gym in May?", True),
+    # someone else's habit: every time it was told
+    ("How often does Melanie go to the beach with her kids?", True),
 ])
 def test_a_rate_asks_about_now(question: str, past: bool) -> None:
     assert asks_past(question) is past
@@ -152,6 +154,7 @@ def test_a_rate_asks_about_now(question: str, past: bool) -> None:
     ("Do I still take the 10 mg tablets?", True),
     ("我现在还在吃优甲乐吗？", True),
     ("Is my father a train driver?", False),  # a claim to check: every side matters
+    ("Would Caroline still want to pursue counseling?", False),  # not the user's
     ("Have I ever used Rust?", False),
 ])
 def test_a_yes_no_question_about_what_still_holds_asks_about_now(question: str,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem._facets import synonyms
+from graphmem._passages import first_person
 from graphmem._recall_versions import asks_before
 from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind, to_ms
@@ -32,15 +33,17 @@ _UP_TO_NOW = re.compile(r"\b(?:so far|to date|by now|as of (?:now|today)|current
 _PAST_ONLY = re.compile(r"\b(?:did|was|were|went|happened|used to|ever|how often|"
                         r"how many times)\b|过|几次|几回|多少次|那时|当时", re.I)
 
-# a rate asks what holds now, not how often something happened: "How often do I water
-# the ferns?", "how many times a week", 一天要吃几次 (without it, 几次 counts as the past)
+# a rate of the user's asks what holds now, not how often something happened: "How often
+# do I water the ferns?", "how many times a week", 一天要吃几次 (without it, 几次 counts as
+# the past); someone else's ("How often does Melanie go to the beach?") asks for every time
 _RATE = re.compile(
     r"\bhow (?:often|many times)(?= (?:a |per |each |every )?(?:day|week|fortnight|month|"
     r"year|do|does|am|is|are|should|must|can|will|need|have to)\b)|"
     r"\b(?:a|per|each|every) (?:day|week|fortnight|month|year)\b|"
     r"[每一](?:天|日|周|星期|礼拜|个?月|年)[^，。？?！!]{0,8}?(?:几次|几回|多少次)", re.I)
-# a yes/no question about what still holds asks about now ("Is my father still working?",
-# "Do I still take the 10 mg?", 我现在还在吃优甲乐吗): the newest version is its answer
+# a yes/no question in the first person about what still holds asks about now ("Is my
+# father still working?", "Do I still take the 10 mg?", 我现在还在吃优甲乐吗): the newest
+# version is its answer
 _STILL = re.compile(r"\b(?:still|anymore|any more|any longer|currently|right now|"
                     r"at the moment|these days|nowadays)\b|还在|现在|目前|如今|仍然|依然",
                     re.I)
@@ -96,12 +99,14 @@ def read_question(q: RecallIn, now: datetime, t: RecallTuning,
 
 def about_now(q: RecallIn, a: Asked) -> bool:
     """Does the question ask what holds now: no ``asOf``, no window, no history, no words
-    of before or of the past, and no yes/no question but one about what still holds?"""
+    of before or of the past, and no yes/no question but one of the user's about what
+    still holds?"""
     # "these days", "lately": a window of the last weeks that ends now asks about now
     recent = a.window is not None and a.window.kind == "recent"
     return a.as_of is None and (a.window is None or recent) and not q.include_history \
         and not asks_before(q.query) and not asks_past(q.query) \
-        and (not asks_yes_no(q.query) or _STILL.search(q.query) is not None)
+        and (not asks_yes_no(q.query)
+             or _STILL.search(q.query) is not None and first_person(q.query))
 
 
 def asks_yes_no(question: str) -> bool:
@@ -115,7 +120,8 @@ def asks_past(question: str) -> bool:
     move?", "Have I ever used Rust?", "How often have I..."), not about what holds now or
     next ("When is my deadline?", "Who is my manager?", "How far has my car been driven
     so far?", "How often do I take the tablets?", 一天吃几次)?"""
-    question = _RATE.sub(" ", question)
+    if first_person(question):  # "How often does Melanie go to the beach?": every time
+        question = _RATE.sub(" ", question)
     if _PAST.search(question) is None:
         return False
     return _UP_TO_NOW.search(question) is None or _PAST_ONLY.search(question) is not None
