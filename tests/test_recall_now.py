@@ -202,7 +202,12 @@ def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> Non
     assert not on_facet("听众比较杂：工程师、两个产品经理，还有一位销售同事。", zh_boss)
     assert on_facet("张经理调走了，新来的领导是刘总。", zh_boss)
     # 我在X做Y: where the user works, with no word of the facet
-    assert on_facet("补充一下背景：我在北辰医疗做后端开发。", facets_of("我在哪家单位任职？"))
+    employer = facets_of("我在哪家单位任职？")
+    assert on_facet("补充一下背景：我在北辰医疗做后端开发。", employer)
+    assert on_facet("我在星河科技当产品经理。", employer)
+    # ... not where the user does something: 我在厨房做饭 names no employer
+    assert not on_facet("我在厨房做饭的时候想到的。", employer)
+    assert not on_facet("我在客厅做瑜伽。", employer)
     drink = facets_of("What do I drink in the morning?")
     assert on_facet("I swapped espresso for black coffee in the mornings.", drink)
     assert not on_facet("I swapped espresso for black coffee in the mornings.", ())
