@@ -17,8 +17,8 @@ same messages beside them, and each recall's median time through GraphQL (the de
 first, so it pays for embedding what later variants find cached). Variants change one
 stage of the default recall
 (``RecallTuning``): ``-facet lift``, ``-newer versions``, ``-facet order``, ``-facet words``,
-``-now band``, ``-now standouts``, ``-newer kin``, ``-successors``, all eight off, and the
-default again.
+``-now band``, ``-now standouts``, ``-newer kin``, ``-successors``, ``-requests``, all nine
+off, and the default again.
 
     python bench/knowledge_updates.py                 # test: the facts reported
     python bench/knowledge_updates.py --split dev -v  # dev: other facts, for choosing knobs
@@ -1117,9 +1117,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "-now standouts": {"now_gap": 0.0},
     "-newer kin": {"kin": False},
     "-successors": {"successors": 0},
-    "-all eight": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
-                   "now_band": 0.0, "now_gap": 0.0, "version_depth": 0, "kin": False,
-                   "successors": 0},
+    "-requests": {"request_weight": 0.0},
+    "-all nine": {"facet_lift": 0.0, "facet_order": False, "facet_words": False,
+                  "now_band": 0.0, "now_gap": 0.0, "version_depth": 0, "kin": False,
+                  "successors": 0, "request_weight": 0.0},
     "default again": {},  # its time with the sentences embedded by the first run cached
 }
 

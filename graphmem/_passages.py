@@ -54,6 +54,9 @@ _REQUEST = re.compile(
     r"^\W*(?:(?:can|could|would|will) you|please|give me|tell me|show me|help me|let me know|"
     r"let's)\b|^\s*(?:请|帮我|给我|能不能|能否|麻烦|你能)", re.I)
 
+# something of the user's named: my cat, our flat, 我的猫, 我家, 我妈
+_POSSESSIVE = re.compile(r"\b(?:my|our|mine|ours)\b|我的|我们的|我家|我们家|我[爸妈哥姐弟妹儿女老]",
+                         re.I)
 _YOU = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u)\b|你|您", re.I)
 # a sentence that sets the assistant a task, said as an order: "Explain the difference...",
 # "Suggest a name...", 推荐三道素菜, 用通俗的话讲讲...
@@ -135,6 +138,16 @@ def _stated(said: str, short: bool) -> bool:
     if _FIRST_PERSON.search(said):
         return True
     return short and not _YOU.search(said) and not _TASK.search(said)
+
+
+def states_anything(text: str) -> bool:
+    """Does the user's message ``text`` tell anything of theirs: a sentence that is no
+    question, no request and no task for the assistant (the "I" may be left out), or one
+    that names something of the user's ("Can you recommend a vet for my cat Luna?")?
+    "How do I get rid of fruit flies in the kitchen?" and "Help me plan a day out with two
+    kids." tell nothing."""
+    return _POSSESSIVE.search(text) is not None \
+        or any(_stated(text[s.start:s.end], True) for s in _sentences(text))
 
 
 def statements(text: str, user: bool = True) -> list[Span]:

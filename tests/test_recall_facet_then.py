@@ -35,7 +35,8 @@ def _store(service: MemoryService, user: str, *said: tuple[str, str, str]) -> No
 
 def _order(service: MemoryService, user: str, then: bool, question: str = QUESTION) -> list[str]:
     recaller = Recaller(service.store, service.embedder.embed_one, None,
-                        tuning=replace(DEFAULT_TUNING, facet_then=then))
+                        tuning=replace(DEFAULT_TUNING, facet_then=then,
+                                       request_weight=0.0))  # the filler asks: kept as is
     res = recaller.recall(RecallIn(user, question, kinds=[MemoryKind.EPISODE],
                                    reference_time=ASKED_AT).validated(1000), service.clock())
     return [s.source_ref or "" for it in res.items for s in it.sources]

@@ -21,6 +21,7 @@ from graphmem.recall.items import _item
 from graphmem.recall.order import (
     KIN_SIMILARITY,
     _quota,
+    demote_requests,
     lift_on_facet,
     newer_kin_first,
     newer_versions_first,
@@ -120,6 +121,7 @@ class Recaller:
         kin = kin_of(q.query)  # "my sister's city": her facts, not the user's
         personal = first_person(q.query)  # a personal fact of the user's ("my manager")
         if personal:
+            demote_requests(items, c.rows, t.request_weight, t.facet_lift_depth)
             lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
                           relations=t.facet_relations)
         # episode versions: the one valid at the time asked about first, contradictions

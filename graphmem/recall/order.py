@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from graphmem._facets import Facet, asks, on_facet
-from graphmem._passages import SENTENCE_END
+from graphmem._passages import SENTENCE_END, states_anything
 from graphmem._version_rules import Gist, gist, restates, topic_terms, value_tokens
 from graphmem.extract._text import has_cjk
 from graphmem.model import MemoryKind, to_ms
@@ -105,6 +105,22 @@ def valid_then_on_facet(items: list[RecallItem], rows: dict[str, Row],
     ids = {it.id for it in before}
     _newest_first(items, [n for n in _episode_places(items, order_depth)
                           if items[n].id in ids])
+
+
+def demote_requests(items: list[RecallItem], rows: dict[str, Row], weight: float,
+                    depth: int) -> None:
+    """Lower, in place, the scores of the user's episodes among the first ``depth`` items
+    that state nothing (only questions, requests and tasks for the assistant: "How do I
+    get rid of fruit flies?"), x (1 - ``weight``), and sort again: a question about a fact
+    of the user's is answered by something the user said of it."""
+    if weight <= 0:
+        return
+    for it in items[:depth]:
+        row = rows.get(it.id) or {}
+        if it.kind is MemoryKind.EPISODE and row.get("role") not in _NOT_USER \
+                and not states_anything(str(row.get("content") or "")):
+            it.score = round(it.score * (1 - weight), 6)
+    items.sort(key=lambda it: (-it.score, it.id))
 
 
 def _relation_states(row: Row, facets: tuple[Facet, ...], kin: str | None = None) -> bool:

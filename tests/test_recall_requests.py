@@ -1,0 +1,93 @@
+"""A question about a fact of the user's is answered by something the user told: a message
+that only asks the assistant something ("How do I clean a washing machine's filter?")
+scores less than one that tells ("Our washing machine is a Bosch"), unless it names
+something of the user's ("Can you recommend a vet for my cat Luna?")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from graphmem._passages import states_anything
+from graphmem.inputs import EpisodeIn, RecallIn
+from graphmem.model import MemoryKind
+from graphmem.recall import RecallItem, Scores
+from graphmem.recall.order import demote_requests
+from graphmem.service import MemoryService
+
+from .test_recall_kin import T0, _items, minilm_service  # noqa: F401
+
+
+@pytest.mark.parametrize(("text", "tells"), [
+    ("How do I get rid of fruit flies in the kitchen?", False),
+    ("Help me plan a budget-friendly day out in the city with two kids.", False),
+    ("Explain the difference between TCP and UDP.", False),
+    ("两周后有系统设计面试，我该怎么准备？", False),
+    ("推荐三道半小时内能做好的素菜。", False),
+    ("Our washing machine is a Bosch.", True),
+    ("Quick question first. I take 10 mg of lisinopril. Anyway, what is stoicism?", True),
+    ("Caught the 8:10 ferry this morning.", True),  # the "I" left out
+    ("Can you recommend a vet for my cat Luna?", True),  # something of the user's named
+    ("推荐几个适合我家孩子看的动画片？", True),
+])
+def test_what_tells_something_of_the_users(text: str, tells: bool) -> None:
+    assert states_anything(text) is tells
+
+
+def test_a_request_goes_below_what_was_told() -> None:
+    items, rows = _items(("How do I clean a washing machine filter?", 9.0, 50, "user"),
+                         ("Our washing machine is a Bosch.", 6.0, 1, "user"),
+                         ("How do I clean a washing machine filter?", 5.0, 60, "assistant"))
+    relation = RecallItem(MemoryKind.RELATION, "r0", "user uses Bosch", 8.0, Scores(),
+                          occurred_at=T0)
+    items.insert(1, relation)
+    rows["r0"] = {"id": "r0", "statement": "user uses Bosch"}
+    demote_requests(items, rows, 0.8, 100)
+    assert [i.id for i in items] == ["r0", "e1", "e2", "e0"]  # the assistant's: its own weight
+    assert [i.score for i in items] == [8.0, 6.0, 5.0, 1.8]
+    before = [(i.id, i.score) for i in items]
+    demote_requests(items, rows, 0.0, 100)  # off
+    assert [(i.id, i.score) for i in items] == before
+
+
+def test_past_the_depth_nothing_changes() -> None:
+    items, rows = _items(("Our washing machine is a Bosch.", 9.0, 1, "user"),
+                         ("How do I clean a washing machine filter?", 6.0, 50, "user"))
+    demote_requests(items, rows, 0.8, 1)
+    assert [(i.id, i.score) for i in items] == [("e0", 9.0), ("e1", 6.0)]
+
+
+def _say(service: MemoryService, user: str, day: int, text: str) -> str:
+    return service.add_episode(EpisodeIn(user_id=user, occurred_at=T0 + timedelta(days=day),
+                                         content=text, role="user")).episode.id
+
+
+def _order(service: MemoryService, user: str, query: str) -> list[str]:
+    got = service.recall(RecallIn(user_id=user, query=query, limit=10,
+                                  kinds=[MemoryKind.EPISODE],
+                                  reference_time=T0 + timedelta(days=100)))
+    return [i.id for i in got.items]
+
+
+def test_through_the_service(minilm_service: MemoryService) -> None:  # noqa: F811
+    service, user = minilm_service, "requests-washer"
+    told = _say(service, user, 0, "Some context: our washing machine at home is an old Bosch.")
+    asked = _say(service, user, 40, "How do I clean the filter of a washing machine?")
+    tuning = service._recaller.tuning
+    # this stage alone: none of the orders of a question about now after it
+    alone = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False, version_depth=0,
+                    kin=False, successors=0)
+    try:
+        service._recaller.tuning = replace(alone, request_weight=0.0)
+        off = _order(service, user, "Which washing machine do I have?")
+        service._recaller.tuning = replace(alone, request_weight=0.8)
+        on = _order(service, user, "Which washing machine do I have?")
+        # a question that does not speak of the user is left alone
+        other = _order(service, user, "Which washing machine is it?")
+    finally:
+        service._recaller.tuning = tuning
+    assert off.index(asked) < off.index(told)  # by its words, the request leads
+    assert on.index(told) < on.index(asked)
+    assert other.index(asked) < other.index(told)
