@@ -167,6 +167,15 @@ def _say(service: MemoryService, user: str, day: int, text: str) -> str:
                                          content=text, role="user")).episode.id
 
 
+def _filler(service: MemoryService, user: str) -> None:
+    """Four requests that tell nothing, on days 10 to 40."""
+    for day, text in ((10, "Can you suggest a good book about gardening?"),
+                      (20, "Please draft a polite email declining a meeting."),
+                      (30, "What is a good stretching routine after work?"),
+                      (40, "Give me a packing list for a weekend of camping.")):
+        _say(service, user, day, text)
+
+
 def _order(service: MemoryService, user: str, query: str) -> list[str]:
     got = service.recall(RecallIn(user_id=user, query=query, limit=10,
                                   kinds=[MemoryKind.EPISODE],
@@ -178,11 +187,7 @@ def test_a_new_tablet_said_in_passing_comes_first(minilm_service: MemoryService)
     service, user = minilm_service, "kin-tablet"
     old = _say(service, user, 0, "Quick question first. I do all my sketching on an old iPad "
                                  "Air with the first Apple Pencil. Anyway, how do I boil an egg?")
-    for day, text in ((10, "Can you suggest a good book about gardening?"),
-                      (20, "Please draft a polite email declining a meeting."),
-                      (30, "What is a good stretching routine after work?"),
-                      (40, "Give me a packing list for a weekend of camping.")):
-        _say(service, user, day, text)
+    _filler(service, user)
     new = _say(service, user, 90, "How do I get rid of fruit flies in the kitchen? (Unrelated: "
                                   "upgraded to a Galaxy Tab S9 for drawing, and the S Pen "
                                   "that came in the box is lovely.)")

@@ -6,18 +6,22 @@ something of the user's ("Can you recommend a vet for my cat Luna?")."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
 
 import pytest
 
 from graphmem._passages import states_anything
-from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import RecallItem, Scores
 from graphmem.recall.order import demote_requests
 from graphmem.service import MemoryService
 
-from .test_recall_kin import T0, _items, minilm_service  # noqa: F401
+from .test_recall_kin import (  # noqa: F401  (the MiniLM service fixture)
+    T0,
+    _items,
+    _order,
+    _say,
+    minilm_service,
+)
 
 
 @pytest.mark.parametrize(("text", "tells"), [
@@ -57,18 +61,6 @@ def test_past_the_depth_nothing_changes() -> None:
                          ("How do I clean a washing machine filter?", 6.0, 50, "user"))
     demote_requests(items, rows, 0.8, 1)
     assert [(i.id, i.score) for i in items] == [("e0", 9.0), ("e1", 6.0)]
-
-
-def _say(service: MemoryService, user: str, day: int, text: str) -> str:
-    return service.add_episode(EpisodeIn(user_id=user, occurred_at=T0 + timedelta(days=day),
-                                         content=text, role="user")).episode.id
-
-
-def _order(service: MemoryService, user: str, query: str) -> list[str]:
-    got = service.recall(RecallIn(user_id=user, query=query, limit=10,
-                                  kinds=[MemoryKind.EPISODE],
-                                  reference_time=T0 + timedelta(days=100)))
-    return [i.id for i in got.items]
 
 
 def test_through_the_service(minilm_service: MemoryService) -> None:  # noqa: F811

@@ -7,12 +7,11 @@ what still holds)."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from graphmem.inputs import EpisodeIn, RecallIn
+from graphmem.inputs import RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import RecallItem, Scores, asks_past
 from graphmem.recall.analysis import Asked, about_now
@@ -21,7 +20,15 @@ from graphmem.service import MemoryService
 
 from .api_support import make_service, serve_api
 from .conftest import FakeClock
-from .test_recall_kin import T0, _items, _vectors, minilm_service  # noqa: F401
+from .test_recall_kin import (  # noqa: F401  (the MiniLM service fixture)
+    T0,
+    _filler,
+    _items,
+    _order,
+    _say,
+    _vectors,
+    minilm_service,
+)
 
 HOME_OLD = "My mother lives with us in Leeds."
 HOME_NEW = "Mum is settling into her flat in Bath nicely."
@@ -168,27 +175,11 @@ def test_a_yes_no_question_about_what_still_holds_asks_about_now(question: str,
 # ------------------------------------------------------------- through the service, MiniLM
 
 
-def _say(service: MemoryService, user: str, day: int, text: str) -> str:
-    return service.add_episode(EpisodeIn(user_id=user, occurred_at=T0 + timedelta(days=day),
-                                         content=text, role="user")).episode.id
-
-
-def _order(service: MemoryService, user: str, query: str) -> list[str]:
-    got = service.recall(RecallIn(user_id=user, query=query, limit=10,
-                                  kinds=[MemoryKind.EPISODE],
-                                  reference_time=T0 + timedelta(days=100)))
-    return [i.id for i in got.items]
-
-
 def test_a_trip_said_by_its_sense_comes_first(minilm_service: MemoryService) -> None:  # noqa: F811
     service, user = minilm_service, "succ-trip"
     old = _say(service, user, 0, "Quick question first. For our anniversary in October we are "
                                  "flying to Lisbon for a week. Anyway, how do I boil an egg?")
-    for day, text in ((10, "Can you suggest a good book about gardening?"),
-                      (20, "Please draft a polite email declining a meeting."),
-                      (30, "What is a good stretching routine after work?"),
-                      (40, "Give me a packing list for a weekend of camping.")):
-        _say(service, user, day, text)
+    _filler(service, user)
     new = _say(service, user, 90, "How do I get rid of fruit flies in the kitchen? (Unrelated: "
                                   "the October anniversary week is booked in Kyoto, and "
                                   "Lisbon can wait until next year.)")

@@ -110,9 +110,10 @@ def valid_then_on_facet(items: list[RecallItem], rows: dict[str, Row],
 def demote_requests(items: list[RecallItem], rows: dict[str, Row], weight: float,
                     depth: int) -> None:
     """Lower, in place, the scores of the user's episodes among the first ``depth`` items
-    that state nothing (only questions, requests and tasks for the assistant: "How do I
-    get rid of fruit flies?"), x (1 - ``weight``), and sort again: a question about a fact
-    of the user's is answered by something the user said of it."""
+    that tell nothing of the user's (``_passages.states_anything``: only questions,
+    requests and tasks for the assistant, naming nothing of theirs, "How do I get rid of
+    fruit flies?"), x (1 - ``weight``), and sort again: a question about a fact of the
+    user's is answered by something the user told of it."""
     if weight <= 0:
         return
     for it in items[:depth]:
@@ -255,7 +256,7 @@ def successors_first(items: list[RecallItem], rows: dict[str, Row], question: st
                             most=2 * KIN_SENTENCES, headers=True)
     if len(said) < 2:
         return
-    texts, place, vectors, same = _alike(said, least, embed)
+    _, place, vectors, same = _alike(said, least, embed)
     to_question = _cosines(vectors, asked)
     kept = {n: [s for s in parts if s not in same] for n, parts in said}
     ids = {n: items[n].id for n, _ in said}
