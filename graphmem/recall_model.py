@@ -171,10 +171,11 @@ class RecallTuning:
     #: least ``successor_margin`` of the way from the embedder's ``kin_similarity`` to 1,
     #: .405 for MiniLM and USE), at least ``successor_fit`` x as close to the question as
     #: that answer, and (``successor_nearest``) closer to a statement of that episode than
-    #: to any other's. "My husband's first month at the pharmaceutical lab has been
-    #: hectic" above "My husband teaches chemistry at a secondary school" for "What does
-    #: my other half do for a living?". Chosen on dev: knowledge-update dev to dev6
-    #: English 135 -> 136 of 144, Chinese 63 -> 69 of 72 (dev6 Chinese .583 -> .833);
+    #: to any other's. "The October anniversary week is booked in Kyoto, and Lisbon can
+    #: wait until next year" above "For our anniversary in October we are flying to
+    #: Lisbon" for "Where are we going for our anniversary trip?". Chosen on dev:
+    #: knowledge-update dev to dev6 English 135 -> 136 of 144, Chinese 63 -> 69 of 72
+    #: (dev6 Chinese .583 -> .833);
     #: margin .07 / .15 / .25 the same in English, Chinese 68 / 68 / 66 and new first
     #: best at .15; depth 20 pulled a long request's aside above the answer on the
     #: single-user dev seed (Chinese R@10 .940 -> .938); fit and nearest keep the

@@ -246,12 +246,12 @@ def successors_first(items: list[RecallItem], rows: dict[str, Row], question: st
     question) and, with ``nearest``, closer to a statement of the anchor than to any
     other episode's ("my morning routine has been a mess" is closer to "my oolong tea is
     the only fixed part of my morning routine" than to "lately it's hot chocolate first
-    thing in the morning"). "What does my other half do for a living?": "My husband's first month
-    at the pharmaceutical lab has been hectic", said in June, goes above "My husband
-    teaches chemistry at a secondary school", said in January; no word of the question
-    or of a change is in it, but it speaks of the same thing. Statements said (nearly)
-    the same in two messages are templates or repeats and link nothing; messages about
-    someone else (``others``) take no part."""
+    thing in the morning"). "Where are we going for our anniversary trip?": "the October
+    anniversary week is booked in Kyoto, and Lisbon can wait until next year", said in
+    April, goes above "For our anniversary in October we are flying to Lisbon", said in
+    January; no word of change is in it, but it speaks of the same thing. Statements said
+    (nearly) the same in two messages are templates or repeats and link nothing; messages
+    about someone else (``others``) take no part."""
     said = _user_statements(items, rows, topic_terms(question), depth, reads_cjk, others,
                             most=2 * KIN_SENTENCES, headers=True)
     if len(said) < 2:
