@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphmem.extract._text import SURNAMES_ZH
 from graphmem.store._text_terms import analyse
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -202,11 +203,10 @@ _NUMBER_WORDS_EN = re.compile(
 _NUMBER_ZH = re.compile(r"[零一二两三四五六七八九十百千万]{2,}(?!分)|[二两三四五六七八九十]"
                         r"(?=[点个位人只条辆台公斤千百万块元岁年天周次兆])")
 # a person named by surname and title (李医生, 王老师), the names Chinese writes without
-# capitals that a change of person names: "帮我做根管的是李医生" after "王医生那里"
-_SURNAMES_ZH = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡"
-                "余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯"
-                "龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
-_TITLED_ZH = re.compile(f"[{_SURNAMES_ZH}](?:医生|大夫|老师|师傅|律师|教练|经理|主任|总)")
+# capitals that a change of person names: "帮我做根管的是李医生" after "王医生那里"; not 于,
+# a word of its own before a title (关于总结)
+_TITLED_ZH = re.compile(f"[{SURNAMES_ZH.replace('于', '')}]"
+                        f"(?:医生|大夫|老师|师傅|律师|教练|经理|主任|总)")
 
 
 _HAN_RUN = re.compile(f"[{_CJK}]+")

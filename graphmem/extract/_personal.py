@@ -20,7 +20,13 @@ import re
 
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._lexicon import is_role_en
-from graphmem.extract._text import Hit, clean_edges, someone_else_zh, split_at_words
+from graphmem.extract._text import (
+    SURNAMES_ZH,
+    Hit,
+    clean_edges,
+    someone_else_zh,
+    split_at_words,
+)
 
 Found = list[tuple[int, int, list[Hit]]]
 
@@ -290,11 +296,8 @@ _NOT_ALLERGEN = frozenset({"东西", "啥", "它"})
 
 # A relative's name said right after the kin word, family name first: 我妹妹王雪下个月结婚,
 # 我男朋友陈昊在成都工作 (the common family names only, and a word that goes on after it).
-_SURNAMES_ZH = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余"
-                "杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙"
-                "史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
 _SURNAME_NAME = re.compile(  # or a pet name: 小杰, 阿强, 老王
-    rf"^(?P<name>[{_SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff])(?=在|是|今年|明年|去年|下个?月|上个?月|"
+    rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff])(?=在|是|今年|明年|去年|下个?月|上个?月|"
     rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
 
 

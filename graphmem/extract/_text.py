@@ -95,6 +95,11 @@ def scan(rules: list[Rule], text: str) -> Iterator[tuple[Rule, re.Match[str]]]:
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+#: the common Chinese family names (a name said after a kin word, 我妹妹王雪; a person named
+#: by surname and title, 李医生)
+SURNAMES_ZH = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余"
+               "杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙"
+               "史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
 # Sentence ends: English .!? followed by space or end (so "Node.js" and "3.12" stay whole),
 # Chinese 。！？；and newlines always. The punctuation stays with its sentence: question
 # detection needs it.
