@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from graphmem.extract._text import SURNAMES_ZH
 from graphmem.store._text_terms import analyse
@@ -215,11 +216,17 @@ _HAN_RUN = re.compile(f"[{_CJK}]+")
 def topic_terms(text: str) -> set[str]:
     """The analysed terms of ``text`` that can say what it is about: not words of time and
     talk, not numbers, not single Chinese characters; and the pairs of Han characters next
-    to each other, for words the segmenter does not know (站会)."""
+    to each other, for words the segmenter does not know (站会). A copy of the terms kept
+    for the text: recall's stages read the same sentences one after another."""
+    return set(_topic_terms(text))
+
+
+@lru_cache(maxsize=8192)
+def _topic_terms(text: str) -> frozenset[str]:
     terms = {t for t in analyse(text) if t not in _GENERIC and not t.isdigit()
              and not (len(t) == 1 and _HAS_CJK.match(t))}
     terms.update(p for p in _han_pairs(text) if p not in _GENERIC)
-    return terms
+    return frozenset(terms)
 
 
 def _han_pairs(text: str) -> list[str]:

@@ -258,18 +258,20 @@ def successors_first(items: list[RecallItem], rows: dict[str, Row], question: st
         return
     _, place, vectors, same = _alike(said, least, embed)
     to_question = _cosines(vectors, asked)
-    kept = {n: [s for s in parts if s not in same] for n, parts in said}
+    like = vectors @ vectors.T
+    # each episode's statements that are no template or repeat, as rows of ``vectors``
+    kept = {n: [place[s] for s in parts if s not in same] for n, parts in said}
+    nearest_of = _nearest_owners(kept, like) if nearest else {}
     ids = {n: items[n].id for n, _ in said}
     times = {n: to_ms(items[n].occurred_at) or 0 for n, _ in said}
     for anchor, _ in said[:anchors]:
         if not kept[anchor]:
             continue
-        best = place[max(kept[anchor], key=lambda s: to_question[place[s]])]
-        answer, fits = vectors[best], fit * to_question[best]
+        best = max(kept[anchor], key=lambda k: to_question[k])
+        fits = fit * to_question[best]
         later = [(times[n], n) for n, _ in said if times[n] > times[anchor] and any(
-            float(vectors[place[s]] @ answer) >= least and to_question[place[s]] >= fits
-            and (not nearest or _nearest_owner(s, n, kept, place, vectors) == anchor)
-            for s in kept[n])]
+            like[k, best] >= least and to_question[k] >= fits
+            and (not nearest or nearest_of[k] == anchor) for k in kept[n])]
         if later:
             where = {it.id: k for k, it in enumerate(items)}
             read_from = [where[r] for r, row in (sources or {}).items()
@@ -279,14 +281,19 @@ def successors_first(items: list[RecallItem], rows: dict[str, Row], question: st
                 _raise(items, newest, old)
 
 
-def _nearest_owner(sentence: str, own: int, kept: dict[int, list[str]],
-                   place: dict[str, int], vectors: np.ndarray) -> int | None:
-    """The episode (its place) whose statement is closest to ``sentence`` (of episode
-    ``own``), among the other episodes' ``kept`` statements."""
-    here = vectors[place[sentence]]
-    pool = [(float(vectors[place[s]] @ here), n) for n, parts in kept.items() if n != own
-            for s in parts]
-    return max(pool)[1] if pool else None
+def _nearest_owners(kept: dict[int, list[int]], like: np.ndarray) -> dict[int, int | None]:
+    """For each of the ``kept`` statements (rows of ``like``, by the episode place that
+    said them), the episode whose statement is closest to it among the other episodes'
+    (None: no other episode has one)."""
+    rows = [k for ks in kept.values() for k in ks]
+    if not rows:
+        return {}
+    owners = np.array([n for n, ks in kept.items() for _ in ks])
+    near = like[np.ix_(rows, rows)].copy()
+    near[owners[:, None] == owners[None, :]] = -np.inf  # not the episode's own
+    best = near.argmax(axis=1)
+    return {k: int(owners[b]) if np.isfinite(near[i, b]) else None
+            for i, (k, b) in enumerate(zip(rows, best, strict=True))}
 
 
 def _raise(items: list[RecallItem], frm: int, to: int) -> None:
