@@ -192,9 +192,8 @@ NOTHING = [
     "My first day at the new school was fine.", "My new glasses arrived.",
     "I moved my desk to the spare room.", "My watch is broken.", "We moved to the suburbs.",
     "我朋友用的电脑是戴尔XPS。", "类别：住房、买菜、交通、外出吃饭、订阅、礼物、其他。",
-    # secrets
-    "My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
-    "我的支付宝密码是883921。",
+    # secrets of no service ("My Stripe key is ..." names Stripe: test_extract_products)
+    "The wifi password is Marmalade42!", "我的银行卡密码是883921。",
 ]
 
 

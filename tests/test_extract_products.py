@@ -38,6 +38,11 @@ def used(text: str) -> set[str]:
      {"Neovim", "lazy.nvim", "WezTerm"}),
     ("我们公司内部全靠飞书，开会、文档都在上面", {"飞书"}),
     ("待办事项就全丢滴答清单里", {"TickTick"}),
+    # the speaker's own account, key or plan of it, also when the sentence opens with it
+    ("My Synology NAS admin password is long, should I change it?", {"Synology NAS"}),
+    ("Our Slack workspace is drowning in bots.", {"Slack"}),
+    ("我支付宝的支付密码老是忘", {"支付宝"}),
+    ("我的微信账号被封了三天", {"微信"}),
 ])
 def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> None:
     assert used(text) == expected
@@ -56,6 +61,8 @@ def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> Non
     "我在Google工作。", "他用iPhone。", "我建议用Notion。", "如果用Figma会更快吗",
     "我的API密钥是sk-proj-Hq83LxT0vWb6ZpN2yKcR5mJe，帮我记一下。",
     "另外，我的菜谱应用现在所有数据都放在SQLite里。",  # the app's, not the speaker's
+    "My Monday was long.", "My Sister Anna moved.",  # a capital word is no product alone
+    "你的支付宝密码是多少？", "他的微信账号被封了",        # not the speaker's
 ])
 def test_no_product_where_none_is_used(text: str) -> None:
     assert used(text) - {"Microsoft", "Google"} == set()
@@ -65,3 +72,18 @@ def test_a_password_next_to_a_product_is_never_a_product() -> None:
     found = used("I log into Figma with Sunflower!Drift93 as the password, in case I forget.")
     assert found == {"Figma"}
     assert not any("Sunflower" in f or "Drift93" in f for f in found)
+
+
+@pytest.mark.parametrize(("text", "secret", "product"), [
+    ("My Synology NAS admin password is qL7#vero-Bask9, is that strong enough?",
+     "qL7#vero-Bask9", "Synology NAS"),
+    ("我支付宝的支付密码是820417，老是忘，先放你这儿哈哈", "820417", "支付宝"),
+    ("My Stripe key is sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf, store it.",
+     "sk_live_51HqLxT0vWb6ZpN2yKcR5mJeAbCdEf", "Stripe"),
+    ("我的支付宝密码是883921。", "883921", "支付宝"),
+])
+def test_a_credential_says_the_service_and_is_never_kept(text: str, secret: str,
+                                                          product: str) -> None:
+    out = RuleExtractor().extract([Message(text, role="user", occurred_at=AT)])
+    assert {r.object for r in out.relations if r.predicate == "uses"} == {product}
+    assert not any(secret in f"{r.subject} {r.object}" for r in out.relations)

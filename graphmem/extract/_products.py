@@ -134,24 +134,28 @@ def products_en(text: str, found: Found) -> list[Hit]:
     for m in _PRODUCT_EN.finditer(text):
         name = _TRAILING_EN.sub("", m.group("name")).strip(".-")
         words = name.split()
+        at = m.start()
+        if len(words) > 1 and words[0] in ("My", "Our"):  # "My Synology NAS admin password"
+            at = m.start() + len(words[0]) + 1
+            words.pop(0)
         while len(words) > 1 and words[-1] in _NOT_PRODUCT_EN:  # "my Duolingo Spanish streak"
             words.pop()
         name = " ".join(words)
-        if not name or m.start() == 0 or words[0] in _NOT_PRODUCT_EN:
+        if not name or at == 0 or words[0] in _NOT_PRODUCT_EN:
             continue
         if any(w in _PLACES_EN for w in words) or len(name) < 2:
             continue
-        before, after = text[: m.start()], text[m.end():]
+        before, after = text[:at], text[m.end():]
         if sum(before.count(q) for q in '"“”') % 2:
             continue  # inside a quoted title: "A Dance with Dragons"
         if _PERSON_AFTER.match(after) or after[:1] in _SECRET_GLUE:
             continue  # "Sunflower!Drift93": part of a password, not a name
         use = _USE_WORD_EN.search(before[-40:])
-        owned = (re.search(r"\b(?:my|our|the)\s+$", before) and _OWNED_EN.match(after)) or (
+        owned = (re.search(r"\b(?:[Mm]y|[Oo]ur|the)\s+$", before) and _OWNED_EN.match(after)) or (
             re.search(r"\bmy\s+(?:new\s+|old\s+|trusty\s+)?$", before)
             and re.search(r"\d|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]", name)
             and not _PERSON_AFTER.match(after))  # "my iPhone 12", "my MacBook"
-        if out and _LIST_ON.fullmatch(text[last_end: m.start()]):
+        if out and _LIST_ON.fullmatch(text[last_end: at]):
             # "on a Kindle Scribe and a Boox Palma": the list goes on
             if not already_named(found, name, second_too=True) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
@@ -164,7 +168,7 @@ def products_en(text: str, found: Found) -> list[Hit]:
             out.append(Hit("use", "self", name, confidence=0.7))
             last_end = m.end()
             continue
-        if not (use or owned) or not _speaker_says(text, m.start()):
+        if not (use or owned) or not _speaker_says(text, at):
             continue
         if use and re.match(r"(?i)got|bought|put|stick|stuck", use.group("plain") or "") and \
                 not re.search(r"(?i)\b(?:a|an|the|my|our)\s+(?:\S+\s+)?$", before) and \
@@ -172,8 +176,8 @@ def products_en(text: str, found: Found) -> list[Hit]:
                     (use.group("plain") or "").lower() == "put"
                     and re.match(r"\s+on(?:to)?\s+(?:it|my|the|our|a)\b", after)):
             continue  # "I got Sarah a gift", "stuck with Dave": a person, not a thing
-        start = _clause_start(text, m.start())
-        if _NOT_SO_EN.search(text[start: m.start()]):
+        start = _clause_start(text, at)
+        if _NOT_SO_EN.search(text[start: at]):
             continue  # "I would use Rust", "I'd rather not use Java"
         clause = text[start: m.end() + 40]
         if use and use.group("prep") and use.group("prep").lower() in ("to", "onto") and \
@@ -270,6 +274,11 @@ _USE_ZH = re.compile(
 # a Latin name followed by what only a product has: Notion集成的密钥, GitHub账号
 _PRODUCT_AFTER_ZH = re.compile(
     r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|token|Token)")
+# a known app held as the speaker's own: 我支付宝的支付密码, 我的微信账号, 我们飞书的工作区
+_OWNED_APP_ZH = re.compile(
+    r"我(?:们)?(?:的)?(?P<name>"
+    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + r")(?:的)?(?:[\u4e00-\u9fff]{0,2})?(?:账号|账户|密码|会员|工作区|订阅|余额|额度)")
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
 _OTHER_ZH = someone_else_zh(kin=True, you=True)
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
@@ -339,7 +348,8 @@ def products_zh(text: str, found: Found) -> list[Hit]:
                     any(h.obj == name for h in out):
                 continue
             out.append(Hit("use", "self", name, confidence=0.7))
-        for m in _ON_APP_ZH.finditer(clause):  # 追番一般在B站, 听书就开喜马拉雅
+        for m in (*_ON_APP_ZH.finditer(clause), *_OWNED_APP_ZH.finditer(clause)):
+            # 追番一般在B站, 听书就开喜马拉雅, 我支付宝的支付密码
             name = m.group("name")
             if not already_named(found, name) and all(h.obj != name for h in out):
                 out.append(Hit("use", "self", name, confidence=0.7))
