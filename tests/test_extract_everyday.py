@@ -313,3 +313,34 @@ def test_dev_split_score_floor() -> None:
     assert report.overall.precision >= 0.9 and report.overall.recall >= 0.85
     assert report.leaked_raw == 0
     assert all(silent == total for silent, total in report.silent.values())
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a how-to question is asked by someone who uses the product
+    ("How do I make a rollup property in Notion that sums a column?", {_u("uses", "Notion")}),
+    ("In Linear, is there a way to auto-assign new issues?", {_u("uses", "Linear")}),
+    ("Cursor 里怎么让它只改我选中的那几行啊", {_u("uses", "Cursor")}),
+    ("用剪映剪vlog的时候怎么加关键帧啊", {_u("uses", "剪映")}),
+    # named people and pets, the job, said on the way to a question or request
+    ("Can you recommend a vet for my cat Luna?", {_u("has_pet", "Luna")}),
+    ("What should I get my sister Priya for her birthday?", {_u("has_sister", "Priya")}),
+    ("hey can you help me write a slack msg to my team at Shopify?",
+     {_u("works_at", "Shopify")}),
+    ("As a junior designer at Figma, how do I push back on feedback?",
+     {_u("has_role", "junior designer"), _u("works_at", "Figma")}),
+    # a request first, then what the speaker tells of themself
+    ("帮我写个请假条，我在美团做运营，下周三要请一天假", {_u("works_at", "美团"),
+                                               _u("has_role", "运营")}),
+])
+def test_what_a_question_or_request_tells_in_passing(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "How do I make friends in Leeds?", "How do I talk with Sam about the budget?",
+    "How do I say thanks in Japanese?", "他在Notion里怎么设置的？", "Should I call my dad?",
+    "my friend at Google says hi", "He hates his boss at Deloitte.",
+    "帮我写一个关于猫的故事，要温馨一点", "Is my mum Monday's speaker?",
+])
+def test_a_question_tells_nothing_it_does_not_say(text: str) -> None:
+    assert keys(text) == set()

@@ -23,7 +23,7 @@ from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._idioms import in_passing_zh, tastes_zh
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
 from graphmem.extract._personal import find_zh, kin_in_passing_zh
-from graphmem.extract._products import products_zh
+from graphmem.extract._products import how_to_zh, products_zh
 from graphmem.extract._text import (
     Hit,
     Rule,
@@ -622,7 +622,16 @@ def _question_free(text: str) -> str | None:
             # 我对芒果过敏，这个甜品能把芒果换成别的吗: the statement before the request is
             # told; the request asks
             lead = "".join(clauses[:n]).rstrip("，,；; ")
-            return lead if n and len(lead) >= 4 else None
+            if n == 0:
+                # 帮我写个请假条，我在美团做运营: after a request, what the speaker tells of
+                # themself (a clause with 我, up to the next that asks) is told too
+                told = []
+                for k, later in enumerate(clauses[1:], start=2):
+                    if _asking(later, last=k == len(clauses)) or "我" not in later:
+                        break
+                    told.append(later)
+                lead = "".join(told).rstrip("，,；; ")
+            return lead if len(lead) >= 4 else None
     return t
 
 
@@ -675,9 +684,14 @@ def hits(sentence: str) -> list[Hit]:
     topic = _TOPIC_DEHUA.match(text) if text is not None else None
     if text is not None and topic is not None:
         text = text[topic.end():].lstrip("，, ")  # what is said of the topic
-    if text is None or _HYPOTHETICAL.search(text):
+    # Cursor 里怎么只改选中的几行: a how-to question says the product is used
+    asked = how_to_zh(sentence) if text is None or text != sentence.strip() else []
+    if text is None:
+        return asked
+    if _HYPOTHETICAL.search(text):
         return []
     found = _hits(text)
+    found += [h for h in asked if all(f.obj != h.obj for f in found)]
     if not found and not _SOMEONE_ZH.search(text):
         # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely;
         # so does a later clause (一到春天就喷嚏不断，花粉过敏真的太折磨人了)

@@ -51,7 +51,7 @@ from graphmem.extract._personal import (
     pets_in_passing_en,
     plans_in_passing_en,
 )
-from graphmem.extract._products import owned_en, products_en
+from graphmem.extract._products import how_to_en, owned_en, products_en
 from graphmem.extract._text import Hit, Rule, Spans, add_passes, attach_when, scan
 
 _CONTRACTIONS = [
@@ -683,12 +683,33 @@ _PLAN_TAIL = re.compile(r"\s+(?:once|when|after|before|as\s+soon\s+as|because|si
                         r"until|by\s+the\s+end)\b.*$", re.I)
 
 
+def _asked_in_passing(text: str) -> list[Hit]:
+    """What a question or request tells in passing, whatever it asks: the product a how-to
+    question is about ("How do I add a rollup in Notion?"), and the user's own named people
+    and pets, job and devices on the way ("Can you recommend a vet for my cat Luna?", "help
+    me write a note to my team at Shopify", "my iPhone 12 won't charge?"). Not an unnamed
+    relative ("Should I call my dad?"), nor when it supposes."""
+    if _HYPOTHETICAL_START.match(text):
+        return []
+    found: list[tuple[int, int, list[Hit]]] = []
+    if how := how_to_en(text):
+        found.append((len(text), len(text), how))
+    add_passes(text, found, (kin_in_passing_en, pets_in_passing_en, jobs_in_passing_en,
+                             owned_en))
+    # a relative or pet only by name: "Should I call my dad?" asks, it tells nothing
+    found = [(s, e, [h for h in hs if h.kind not in ("family", "pet") or h.obj != h.obj2])
+             for s, e, hs in found]
+    return attach_when(text, found, bool(_HEDGE.search(text)))
+
+
 def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     """Everything the English patterns find in one sentence; ``previous``: what the
     sentence before it in the same message said (an ending there may get its new value
     here)."""
     text = _question_free(_expand(sentence))
-    if text is None or _HYPOTHETICAL_START.match(text):
+    if text is None:
+        return _asked_in_passing(_expand(sentence))
+    if _HYPOTHETICAL_START.match(text):
         return []
     spans, found_all = Spans(), find_en(text)
     for extra in (find_allergy_pronoun(text), find_endings(text), find_role_verbs(text)):

@@ -58,7 +58,9 @@ SPECIES_EN = _SPECIES
 _NAME_EN = r"(?-i:[A-Z][a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?)"
 _NAMES_EN = rf"{_NAME_EN}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*){_NAME_EN})*"
 _NOT_NAMES = frozenset(
-    "I The A An And But So My Our He She They It We You This That Is Was Has Just".split()
+    """I The A An And But So My Our He She They It We You This That Is Was Has Just Monday
+    Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+    July August September October November December Christmas Easter Thanksgiving""".split()
 )
 # Activities one goes to: "I go climbing every Tuesday", "I went bouldering", 我每周二去攀岩.
 _ACTIVITY_EN = (r"(?:climbing|bouldering|running|jogging|swimming|cycling|hiking|skiing|"
@@ -74,7 +76,7 @@ _ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪
                 r"练瑜伽|做瑜伽|瑜伽|钓鱼|跳舞")
 # After a relative's or a pet's name, the sentence goes on (a clause end or a lower-case
 # verb: "my son Eli turns four"), and the name is no possessive ("my sister Anna's friend").
-_GOES_ON = r"(?=\s*(?:[,.;!]|$)|\s+(?-i:[a-z]))(?!'s)"
+_GOES_ON = r"(?=\s*(?:[,.;!?]|$)|\s+(?-i:[a-z]))(?!'s)"
 _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
@@ -433,6 +435,11 @@ def _said_kins(found: Found) -> set[str]:
     return {h.obj2 for _, _, hits in found for h in hits if h.kind in ("family", "split")}
 
 
+# capitalised words after a kin word that name no one ("my mum Monday" is in _NOT_NAMES)
+_NOT_A_NAME_WORD = frozenset(
+    "Please Thanks Can Could Would Should What How Why When Where Who Which Any Also Lol".split())
+
+
 def kin_in_passing_en(text: str, found: Found) -> list[Hit]:
     """``family`` hits for each "my <relative>" of an English sentence that no other rule
     has read."""
@@ -446,7 +453,12 @@ def kin_in_passing_en(text: str, found: Found) -> list[Hit]:
         if not kin or kin in said or kin in _NOT_ONE_KIN:
             continue
         said.add(kin)
-        out.append(Hit("family", "self", kin, kin, confidence=0.8))
+        # "What should I get my sister Priya?": her name, when it follows
+        named = re.match(rf"\s*,?\s*(?P<name>{_NAME_EN})\b{_GOES_ON}", text[m.end():]) \
+            if m.group("kin") else None
+        name = named.group("name") if named and named.group("name").split()[0] not in \
+            _NOT_NAMES | _NOT_A_NAME_WORD else None
+        out.append(Hit("family", "self", name or kin, kin, confidence=0.8))
     return out
 
 
@@ -623,7 +635,14 @@ _JOB_AS_EN = re.compile(
 
 
 # "as a junior designer I never get to present": the speaker's role, opening the sentence
-_AS_ROLE_EN = re.compile(r"^\s*as\s+an?\s+(?P<role>[a-z][a-z -]{1,30}?)\s*,?\s+I\b", re.I)
+_AS_ROLE_EN = re.compile(
+    rf"^\s*as\s+an?\s+(?P<role>[a-z][a-z -]{{1,30}}?)(?:\s+(?:at|for)\s+{_ORG_EN})?"
+    r"(?:\s*,?\s+I\b|\s*,\s*(?:how|what|which|should|can|could|is|are|do|any)\b|\s*$)", re.I)
+# where the speaker works, said by their people there: "my team at Shopify", "my boss at
+# Deloitte" (not "my friend at Google")
+_MY_WORKPLACE_EN = re.compile(
+    rf"\bmy\s+(?:(?:whole|new|old)\s+)?(?:team|teammates|colleagues|coworkers|co-workers|manager|"
+    rf"boss|office|department|desk)\s+(?:over\s+)?at\s+{_ORG_EN}", re.I)
 # a job begun: "Orientation at Mayo Clinic was intense"
 _JOB_BEGUN_EN = re.compile(
     rf"\b(?:orientation|onboarding|induction|(?:another|one\s+more)\s+(?:monday|day|shift|week|"
@@ -662,6 +681,13 @@ def jobs_in_passing_en(text: str, found: Found) -> list[Hit]:
         if "role" not in said and is_role_en(m.group("role")):
             out.append(Hit("role", "self", m.group("role").strip(), confidence=0.8))
             said.add("role")
+            if m.group("org") and "works" not in said:
+                out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
+                said.add("works")
+    for m in _MY_WORKPLACE_EN.finditer(text):
+        if "works" not in said and m.group("org").split()[0] not in _NOT_NAMES:
+            out.append(Hit("works", "self", clean_edges(m.group("org")), confidence=0.8))
+            said.add("works")
     for m in _OWN_BUSINESS_EN.finditer(text):  # "I run my own little bakery"
         if "role" not in said:
             out.append(Hit("role", "self", f"{m.group('biz').lower()} owner", confidence=0.8))

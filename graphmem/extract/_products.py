@@ -152,7 +152,7 @@ def products_en(text: str, found: Found) -> list[Hit]:
             continue  # "Sunflower!Drift93": part of a password, not a name
         use = _USE_WORD_EN.search(before[-40:])
         owned = (re.search(r"\b(?:[Mm]y|[Oo]ur|the)\s+$", before) and _OWNED_EN.match(after)) or (
-            re.search(r"\bmy\s+(?:new\s+|old\s+|trusty\s+)?$", before)
+            re.search(r"\b[Mm]y\s+(?:new\s+|old\s+|trusty\s+)?$", before)
             and re.search(r"\d|[a-z][A-Z]|^[A-Z][a-z]+[A-Z]", name)
             and not _PERSON_AFTER.match(after))  # "my iPhone 12", "my MacBook"
         if out and _LIST_ON.fullmatch(text[last_end: at]):
@@ -370,3 +370,81 @@ def products_zh(text: str, found: Found) -> list[Hit]:
 
 _BRANDS_ZH = frozenset(
     "大疆 华为 小米 苹果 荣耀 三星 索尼 佳能 尼康 富士 联想 戴尔 惠普 罗技 任天堂".split())
+
+
+# --------------------------------------------------------------------------- how-to questions
+
+# A question on how to do something in a product is asked by someone who uses it: "How do I
+# make a rollup property in Notion?", "In Linear, is there a way to auto-assign issues?",
+# "Cursor 里怎么让它只改选中的几行", "用剪映剪vlog的时候怎么加关键帧". Only about doing
+# something there (a feature, a setting, a file...), so "How do I make friends in Leeds?"
+# or "How do I talk with Sam?" name no product.
+_HOW_EN = re.compile(
+    r"^\s*(?:(?:so|ok|okay|hey|quick question|also|and|but)[,:]?\s+)*(?:how\s+(?:do|can|would|"
+    r"should)\s+(?:i|we)|how\s+to|is\s+there\s+(?:a|any)\s+way\s+to|any\s+way\s+to|"
+    r"can\s+(?:i|we)|what'?s\s+the\s+(?:best|easiest|fastest)\s+way\s+to)\b", re.I)
+_HOW_IN_EN = re.compile(
+    r"^\s*(?:in|on|with|using)\s+(?P<name>[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s*,",
+    re.I)
+_THERE_EN = re.compile(
+    r"\b(?:in|on|inside|within|using|with|via|through|from)\s+(?:(?:my|our|the)\s+)?$", re.I)
+_FEATURE_EN = re.compile(
+    r"\b(?:settings?|features?|plugins?|extensions?|propert(?:y|ies)|columns?|rows?|databases?|"
+    r"tables?|files?|folders?|export\w*|import\w*|sync\w*|shortcuts?|notifications?|tabs?|"
+    r"buttons?|pages?|templates?|formulas?|layers?|keyframes?|issues?|tickets?|tasks?|"
+    r"projects?|boards?|channels?|workspaces?|accounts?|profiles?|backups?|scripts?|macros?|"
+    r"filters?|views?|tags?|labels?|notes?|vaults?|playlists?|widgets?|theme|dark\s+mode|"
+    r"font|layout|reminders?|calendar|invoices?|reports?|dashboards?|queries|query|"
+    r"branch(?:es)?|commits?|repos?|pipelines?|builds?|deploy\w*|auto-?\w+|set\s+up|"
+    r"turn\s+(?:on|off)|enable|disable|install|uninstall|update|upgrade|reset|delete|rename|"
+    r"merge|undo|share|embed|highlights?|bookmarks?|subtitles?|captions?)\b", re.I)
+
+
+def how_to_en(sentence: str) -> list[Hit]:
+    """``use`` hits for the products an English how-to question asks about doing something
+    in (the question itself tells nothing else)."""
+    lead = _HOW_IN_EN.match(sentence)
+    names: list[str] = []
+    if lead and _FEATURE_EN.search(sentence, lead.end()):
+        names.append(lead.group("name"))
+    elif _HOW_EN.match(sentence) and _FEATURE_EN.search(sentence):
+        for m in _PRODUCT_EN.finditer(sentence):
+            if _THERE_EN.search(sentence[: m.start()]):
+                names.append(m.group("name"))
+    out: list[Hit] = []
+    for raw in names:
+        words = _TRAILING_EN.sub("", raw).strip(".-").split()
+        while len(words) > 1 and words[-1] in _NOT_PRODUCT_EN:
+            words.pop()
+        name = " ".join(words)
+        if len(name) < 2 or not words or words[0] in _NOT_PRODUCT_EN \
+                or any(w in _PLACES_EN for w in words) or any(h.obj == name for h in out):
+            continue
+        out.append(Hit("use", "self", name, confidence=0.7))
+    return out
+
+
+_HOW_ZH = re.compile(r"怎么|怎样|如何|咋")
+# the product right before where the question asks: Cursor 里怎么, 飞书多维表格怎么设置,
+# 用剪映剪vlog的时候怎么, 在Notion里能不能
+_HOW_AT_ZH = re.compile(
+    r"(?:^|[用在])\s*(?P<name>[A-Za-z][A-Za-z0-9.+#_-]*(?:\s?[A-Z0-9][A-Za-z0-9.+-]*){0,2}|"
+    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + r")\s*(?:里|上|中|里面|上面)?")
+
+
+def how_to_zh(sentence: str) -> list[Hit]:
+    """``use`` hits for the product a Chinese how-to question asks about doing something in:
+    named first in the clause that asks, or after 用 / 在 in it."""
+    out: list[Hit] = []
+    for clause in re.split(r"[，,。；;！!？?]", sentence):
+        how = _HOW_ZH.search(clause)
+        if how is None or _OTHER_ZH.search(clause) or _NOT_SO_ZH.search(clause):
+            continue
+        for m in _HOW_AT_ZH.finditer(clause, 0, how.start()):
+            name = m.group("name").strip()
+            if name.casefold() in _NOT_PRODUCT_ZH or name in _NOT_PRODUCT_EN or len(name) < 2 \
+                    or any(h.obj == name for h in out):
+                continue
+            out.append(Hit("use", "self", name, confidence=0.7))
+    return out
