@@ -344,3 +344,27 @@ def test_what_a_question_or_request_tells_in_passing(text: str, expected: set[Ke
 ])
 def test_a_question_tells_nothing_it_does_not_say(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my favorite way to spend a saturday morning is birding at the marsh near my place.",
+     {_u("likes", "birding")}),
+    ("I usually go for weird literary fantasy.", {_u("likes", "weird literary fantasy")}),
+    ("been playing a stupid amount of Balatro lately.", {_u("likes", "Balatro")}),
+    ("I'm into 70s soul.", {_u("likes", "70s soul")}),
+    ("我不太爱看那种甜宠剧", {_u("dislikes", "甜宠剧")}),
+    ("可我闻到榴莲味就想吐，转送给谁比较礼貌啊", {_u("dislikes", "榴莲")}),
+    ("推荐几首类似陈粒的歌吧，最近一直在单曲循环《奇妙能力歌》", {_u("likes", "奇妙能力歌")}),
+    ("下周一去字节报到，岗位是数据分析师，入职一般要准备啥材料",
+     {_u("works_at", "字节"), _u("has_role", "数据分析师")}),
+])
+def test_tastes_and_work_said_inside_requests(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I like 4 cups before noon.", "She usually goes for sushi.", "He has been playing tons of "
+    "Fortnite.", "他闻到烟味就想吐", "帮我写个文案，要突出我们公司的产品", "我啥都吃",
+])
+def test_no_taste_of_anyone_else_or_of_a_count(text: str) -> None:
+    assert keys(text) == set()

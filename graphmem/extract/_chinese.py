@@ -105,7 +105,7 @@ _CLAUSE = re.compile(
 _QUESTION_WORDS = re.compile(
     # 什么都, 谁都, 怎么也: "anything, anyone, anyhow", no question
     r"(?:什么|哪个|哪些|哪种|哪里|哪儿|怎么|谁)(?![都也])|为什么|为啥|是否|是不是|有没有|要不要|"
-    r"能不能|会不会|多少|几个|咋"
+    r"能不能|会不会|多少|几个|咋|(?:准备|带|买|吃|用|做|干|注意|选|看|学)啥|啥(?:材料|东西|办法|时候|意思|样)"
 )
 _TAG_Q = re.compile(
     r"[，,]\s*(?:你呢|你们呢|您呢|你觉得呢|怎么样|对吧|是吧|对不对|好吗)\s*[？?]*\s*$"
@@ -131,7 +131,8 @@ _PARTICLES += r"比较多|很多|多|很久|好几年|多年|挺久|这种|这�
 _TRAILING = re.compile(rf"(?:{_PARTICLES}|{TIME_WORD_ZH}|\s)+$")
 # Adverbs and modals left between an object and its verb: 在华为和小米都工作过 -> 小米.
 _TRAILING_ADV = re.compile(r"(?:都|也|还|就|会|又|才|一直|\s)+$")
-_LEADING = re.compile(rf"^(?:{TIME_WORD_ZH}|的是|是|用|使用|上了|了|在|一[家个所间位款种门]|\s)+")
+_LEADING = re.compile(rf"^(?:{TIME_WORD_ZH}|的是|是|用|使用|上了|了|在|一[家个所间位款种门]|"
+                      r"[这那](?:种|类|款|一类|一种)(?=[\u4e00-\u9fff]{2})|\s)+")
 _LIGHT_VERB = re.compile(r"^(?:喝|吃|玩|看|听|写|用|使用)")
 _LIST = re.compile(r"\s*(?:、|和|与|跟|以及|及|,|，|/|\s\+\s|\+|加上)\s*")
 # What cannot be a list item before 和: nothing (和 opens the object) or a bare verb (吃和牛).
@@ -624,10 +625,11 @@ def _question_free(text: str) -> str | None:
             lead = "".join(clauses[:n]).rstrip("，,；; ")
             if n == 0:
                 # 帮我写个请假条，我在美团做运营: after a request, what the speaker tells of
-                # themself (a clause with 我, up to the next that asks) is told too
+                # themself (up to the next clause that asks or names someone else) is told
                 told = []
                 for k, later in enumerate(clauses[1:], start=2):
-                    if _asking(later, last=k == len(clauses)) or "我" not in later:
+                    if _asking(later, last=k == len(clauses)) or (
+                            "我" not in later and _SOMEONE_ZH.search(later)):
                         break
                     told.append(later)
                 lead = "".join(told).rstrip("，,；; ")

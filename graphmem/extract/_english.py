@@ -267,7 +267,15 @@ RULES: list[Rule] = [
     _rule("stop_works", r"\bleft\s+(?P<obj>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})",
           self_only=True),
     _rule("stop_use", r"\b(?P<verb>" + GIVE_UP + r")\s+" + _O, extra={"check": "give_up"}),
-    # favourites
+    # favourites: "my favorite way to spend a saturday morning is birding" is a taste
+    _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav)\s+"
+          r"(?:way|thing)\s+to\s+[^,.;!?]{1,40}?\s+(?:is|has\s+to\s+be)\s+" + _O, subject="self"),
+    # "I usually go for weird literary fantasy", "been playing a stupid amount of Balatro"
+    _rule("like", r"\bI\s+(?:usually|always|tend\s+to|generally|normally)\s+go\s+for\s+" + _O,
+          subject="self"),
+    _rule("like", r"^\s*(?:I\s+have\s+)?been\s+(?:playing|watching|listening\s+to|reading|eating)\s+"
+          r"(?:a\s+(?:stupid|ridiculous|crazy|silly|huge|embarrassing|ton|lot)\s+(?:amount\s+)?of|"
+          r"tons\s+of|so\s+much|nonstop|non-stop)\s+" + _O, subject="self"),
     _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav|"
           r"preferred|go-to)\s+(?P<dom>[\w ]{1,30}?)\s+(?:is|are|has\s+to\s+be)\s+" + _O,
           subject="self"),
@@ -338,7 +346,7 @@ RULES: list[Rule] = [
           r"am\s+(?:no\s+longer\s+)?(?:really\s+|totally\s+|very\s+)?(?:into|obsessed\s+with|passionate\s+about|"
           r"crazy\s+about|keen\s+on|fond\s+of))\s+"
           # "like 4 cups before noon", "like six times": "like" as a filler word
-          r"(?!(?:\d|a\s+(?:million|hundred|thousand|dozen)\b|twice\b|once\b|(?:two|three|four|"
+          r"(?!(?:\d(?!0'?s\b)|a\s+(?:million|hundred|thousand|dozen)\b|twice\b|once\b|(?:two|three|four|"
           r"five|six|seven|eight|nine|ten|twenty|fifty|a\s+few)\s+(?:times|hours|cups|days|"
           r"weeks|minutes|years)\b))" + _O),
     # tools
@@ -488,6 +496,9 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
         return [called.group("n") if called else text], used + len(raw) - len(stripped)
     if kind.startswith("stop"):  # "deleted Notion off all my devices"
         raw = re.sub(r"\s+(?:off|from)\s+(?:all\s+)?(?:of\s+)?(?:my|the|our)\b.*$", "", raw)
+    if kind in ("like", "dislike"):  # "birding at the marsh near my place": birding
+        raw = re.sub(r"^(\s*\w+ing)\s+(?:at|near|around|by)\s+(?:the|a|an|my|our)\b.*$", r"\1",
+                     raw, flags=re.I)
     return objects(raw, kind)
 
 

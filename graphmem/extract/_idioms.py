@@ -263,6 +263,11 @@ _AGAIN_ZH = re.compile(r"《(?P<obj>[^》]{1,20})》[^，,。！!]{0,8}?(?:[二�
 _CANNOT_DO_WITHOUT_ZH = re.compile(
     rf"(?:来一杯|来一碗|来一份|喝|吃|玩|刷)(?P<obj>{_HAN}{{2,8}})[，,]\s*(?:一天)?不(?:喝|吃|玩|刷)"
     rf"(?:就)?(?:浑身难受|难受|不舒服|睡不着|不习惯)")
+# 最近一直在单曲循环《奇妙能力歌》: played over and over; 我闻到榴莲味就想吐: cannot bear it
+_ON_REPEAT_ZH = re.compile(r"(?:单曲循环|无限循环|循环播放)(?:着)?《(?P<obj>[^》]{1,20})》")
+_SICKENED_ZH = re.compile(
+    rf"(?:^|我|(?<=[，,]))(?:一)?(?:闻到|看到|想到|吃到|听到|闻)(?P<obj>{_HAN}{{1,6}}?)(?:的)?(?:味儿?|味道|气味)?"
+    rf"(?:就|都)(?:想吐|反胃|恶心|头疼|头大|受不了)")
 # 高德那个语音包我听腻了: tired of
 _TIRED_ZH = re.compile(rf"(?:^|"
                        rf"(?<=[，,]))(?P<obj>{_HAN}{{1,8}}?)(?:那个[^，,。]{{0,6}}?)?我?(?:已经|早就)?"
@@ -296,8 +301,11 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = m.group("dui") or m.group("dui2") or m.group("obj")
         obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
         add("dislike" if m.group("bad") else "like", _thing_zh(obj))
-    for m in _AGAIN_ZH.finditer(text):
+    for m in (*_AGAIN_ZH.finditer(text), *_ON_REPEAT_ZH.finditer(text)):
         add("like", m.group("obj"))
+    for m in _SICKENED_ZH.finditer(text):
+        if not _SOMEONE_ELSE_ZH.search(text[: m.start()].split("，")[-1]):
+            add("dislike", _thing_zh(m.group("obj")))
     for m in _CANNOT_DO_WITHOUT_ZH.finditer(text):
         add("like", _thing_zh(m.group("obj")))
     for m in _RATHER_ZH.finditer(text):
