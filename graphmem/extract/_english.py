@@ -273,7 +273,8 @@ RULES: list[Rule] = [
     # "I usually go for weird literary fantasy", "been playing a stupid amount of Balatro"
     _rule("like", r"\bI\s+(?:usually|always|tend\s+to|generally|normally)\s+go\s+for\s+" + _O,
           subject="self"),
-    _rule("like", r"^\s*(?:I\s+have\s+)?been\s+(?:playing|watching|listening\s+to|reading|eating)\s+"
+    _rule("like", r"^\s*(?:I\s+have\s+)?been\s+(?:playing|watching|listening\s+to|reading|"
+          r"eating)\s+"
           r"(?:a\s+(?:stupid|ridiculous|crazy|silly|huge|embarrassing|ton|lot)\s+(?:amount\s+)?of|"
           r"tons\s+of|so\s+much|nonstop|non-stop)\s+" + _O, subject="self"),
     _rule("like", r"\b(?P<who>my|our)\s+(?:all-time\s+|absolute\s+)?(?:favorite|favourite|fav|"
