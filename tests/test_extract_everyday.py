@@ -368,3 +368,26 @@ def test_tastes_and_work_said_inside_requests(text: str, expected: set[Key]) -> 
 ])
 def test_no_taste_of_anyone_else_or_of_a_count(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ok so friday was my last day at shopify lol.", {_u("works_at", "shopify", stop=True)}),
+    ("starting at Wealthsimple monday as a backend dev", {_u("works_at", "Wealthsimple")}),
+    ("Finally done unpacking in Denver!!", {_u("lives_in", "Denver")}),
+    ("分手三个月了，终于不难受了哈哈", {_u("has_boyfriend", "(current)", stop=True),
+                              _u("has_girlfriend", "(current)", stop=True),
+                              _u("has_partner", "(current)", stop=True)}),
+    ("刚入职拼多多第二周，这边节奏也太快了吧哈哈", {_u("works_at", "拼多多")}),
+    ("搬到成都快一个月了，就是肠胃有点受不了哈哈", {_u("lives_in", "成都")}),
+    ("我的华为 Mate 40 电池掉电好快", {_u("uses", "华为 Mate 40")}),
+])
+def test_changes_said_in_a_chat(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "She is starting at Google monday.", "I'm going from bad to worse.",
+    "We're going from Paris to Rome.", "我朋友分手了", "他们上个月分手了",
+])
+def test_no_change_of_anyone_else(text: str) -> None:
+    assert keys(text) == set()

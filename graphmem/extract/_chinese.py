@@ -130,7 +130,7 @@ _PARTICLES = r"(?:了|的|啦|呀|哦|吧|嘛|哈|呢|着|过|啊|哟|咯|喔|�
 _PARTICLES += r"比较多|很多|多|很久|好几年|多年|挺久|这种|这个|一下|而已|罢了|哈哈|呗)"
 _TRAILING = re.compile(rf"(?:{_PARTICLES}|{TIME_WORD_ZH}|\s)+$")
 # Adverbs and modals left between an object and its verb: 在华为和小米都工作过 -> 小米.
-_TRAILING_ADV = re.compile(r"(?:都|也|还|就|会|又|才|一直|\s)+$")
+_TRAILING_ADV = re.compile(r"(?:都|也|还|就|会|又|才|一直|第|\s)+$")  # 拼多多第(二周)
 _LEADING = re.compile(rf"^(?:{TIME_WORD_ZH}|的是|是|用|使用|上了|了|在|一[家个所间位款种门]|"
                       r"[这那](?:种|类|款|一类|一种)(?=[\u4e00-\u9fff]{2})|\s)+")
 _LIGHT_VERB = re.compile(r"^(?:喝|吃|玩|看|听|写|用|使用)")

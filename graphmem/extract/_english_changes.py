@@ -41,6 +41,18 @@ CHANGE_RULES: list[Rule] = [
     # work endings and beginnings said without "work at"
     _rule("stop_works", r"\b(?P<who>my)\s+(?:very\s+)?(?:last|final)\s+(?:day|shift|week)\s+"
           r"(?:at|with)\s+" + _ORG, subject="self"),
+    # a chat in lower case: "friday was my last day at shopify lol"
+    _rule("stop_works", r"\b(?P<who>my)\s+(?:very\s+)?(?:last|final)\s+(?:day|shift|week)\s+"
+          r"(?:at|with)\s+(?P<obj>[a-z][\w&.-]*)(?=\s*(?:[,.;!?]|$|\s+(?:lol|haha|today|was|is|"
+          r"and|but|so|yesterday)\b))", subject="self"),
+    # a job begun: "starting at Wealthsimple monday as a backend dev"
+    _rule("works", r"(?:^\s*|\bI\s+am\s+|\bI\s+will\s+be\s+)(?:starting|start|started)\s+at\s+"
+          + _ORG
+          + r"(?=\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+          r"tomorrow|today|next\s+\w+|this\s+\w+|in\s+\w+|as)\b)", subject="self"),
+    # moved in: "Finally done unpacking in Denver!!"
+    _rule("relocate", r"\b(?:done\s+|finished\s+|still\s+)?unpack(?:ing|ed)\s+(?:boxes\s+)?in\s+"
+          + _ORG),
     _rule("stop_works", r"\b(?:handed\s+in|gave|put\s+in)\s+my\s+(?:notice|resignation)\s+"
           r"(?:at|to)\s+" + _ORG, self_only=True),
     _rule("stop_works", r"\b(?:resigned|retired)\s+from\s+" + _ORG, self_only=True),

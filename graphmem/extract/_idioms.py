@@ -236,7 +236,7 @@ _TOPIC_ZH = re.compile(
     rf"(?:^|(?<=[，,。；;！!？?：:]))(?:说真的|其实|话说|对了|哈哈|老实说|说实话|讲真)?[，,]?"
     rf"(?:现在|如今|目前|最近)?连?"  # 现在连肉味都受不了: 肉味
     rf"(?P<obj>{_HAN}{{1,10}}?)(?:这(?:玩意儿?|东西|种东西|个东西|件事|事儿?))?"
-    rf"(?:[，,]?我)?(?:是|也|都|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?)*"
+    rf"(?:[，,]?我)?(?:是|也|都|就|真的?|实在|一直|向来|从来|完全|一向|特别|超|太|是真的?|有点|有些)*"
     rf"(?:(?P<bad>接受不了|受不了|忍不了|吃不了|喝不了|欣赏不来|get不到|无感|不感冒|不太感冒|"
     rf"能躲就躲|避之不及|敬而远之|讨厌|头疼|反感|要了我的命|要我命|是我的噩梦|是噩梦|劝退|踩雷|"
     rf"是我的天敌|是天敌|一生黑|下头)"
@@ -276,7 +276,8 @@ _JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯�
                      rf"(?:就|大概|应该)?是(?P<obj>{_HAN}{{2,14}})")
 _SOMEONE_ELSE_ZH = someone_else_zh(kin=True)
 _NOT_A_THING_ZH = re.compile(r"^(?:我|你|他|她|它|这|那|这个|那个|什么|人|东西|事|天|今天|明天|"
-                             r"昨天|工作|上班|生活|真的|就|也|都|还|是)$")
+                             r"昨天|工作|上班|生活|真的|就|也|都|还|是|"
+                             r"肠胃|胃|肚子|身体|头|脑袋|眼睛|腰|膝盖|皮肤|嗓子|心脏)$")  # the body
 _TRIM_ZH = re.compile(r"^(?:的|了|着|在|去|就|都|也|还|是|对|把)+|(?:的|了|呢|吧|啊|呀|哈+|"
                       r"这玩意儿?|这东西|这种东西|这件事|那个味儿?|这个味儿?|的味道|那个|这个)+$")
 
@@ -371,6 +372,10 @@ _FAN_ZH = re.compile(rf"我是(?:个|一个)?(?:资深|重度|忠实|骨灰级)?
 _OVERTIME_ZH = re.compile(rf"(?:去|在)(?P<obj>{_HAN}{{2,8}}?)(?:加班|打卡上班|值班)")
 _DIVORCED_ZH = re.compile(
     r"离婚(?:手续|协议)?(?:已经|终于|上周|上个月|刚)?(?:办完了|办好了|签了|了)")
+# 分手三个月了, 我们上个月分手了: the boyfriend or girlfriend held ends
+_BROKE_UP_ZH = re.compile(
+    r"(?:^|我们|我|(?<=[，,]))(?:已经|上周|上个月|去年|刚|刚刚|终于)?(?:和平)?分手"
+    r"(?:[一两三四五六七八九十几半\d]+个?(?:天|周|星期|月|年)|好久|很久|有段时间)?了")
 _MEMBERSHIP_ENDED_ZH = re.compile(
     rf"(?:^|(?<=[，,]))(?P<obj>{_HAN}{{1,10}}?)(?:的)?(?:会员|订阅|年费)(?:我)?(?:已经|早就)?"
     rf"(?:退了|没续了?|不续了|到期了?没续|取消了)")
@@ -419,6 +424,11 @@ def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
     if divorced and "split" not in kinds and not _SOMEONE_ELSE_ZH.search(
             text[: divorced.start()]):
         for kin in ("wife", "husband", "partner", "spouse"):
+            out.append(Hit("split", "self", CURRENT_OBJECT, kin, confidence=0.8))
+    broke = _BROKE_UP_ZH.search(text)
+    if broke and "split" not in kinds and not divorced and not _SOMEONE_ELSE_ZH.search(
+            text[: broke.start()]):
+        for kin in ("boyfriend", "girlfriend", "partner"):
             out.append(Hit("split", "self", CURRENT_OBJECT, kin, confidence=0.8))
     for m in _NO_LONGER_ZH.finditer(text):
         if _theirs(text, m.start()):

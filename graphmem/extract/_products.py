@@ -334,9 +334,10 @@ def products_zh(text: str, found: Found) -> list[Hit]:
             if name in _NOT_PRODUCT_EN or name.casefold() in _NOT_PRODUCT_ZH or \
                     after[:1] in _SECRET_GLUE or re.match(r"的[A-Za-z]", after):
                 continue  # JetBrains的IDEA: the maker, the product is the second
-            brand = re.search(r"([\u4e00-\u9fff]{2})$", before)
+            brand = re.search(r"([\u4e00-\u9fff]{2})(\s?)$", before)  # 华为 Mate 40
             if brand and brand.group(1) in _BRANDS_ZH:
-                name, before = brand.group(1) + name, before[:-2]
+                name = brand.group(1) + brand.group(2) + name
+                before = before[: brand.start()]
             lower = not re.search(r"[A-Z0-9]", name)
             use = _USE_ZH.search(before) or _PRODUCT_AFTER_ZH.match(after)
             if not use or _NOT_USE_AFTER_ZH.match(after) or len(name) < 2:
