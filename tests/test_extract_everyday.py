@@ -391,3 +391,28 @@ def test_changes_said_in_a_chat(text: str, expected: set[Key]) -> None:
 ])
 def test_no_change_of_anyone_else(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm a respiratory therapist at Mass General and these night shifts are killing me.",
+     {_u("has_role", "respiratory therapist"), _u("works_at", "Mass General")}),
+    ("Just accepted an offer from Rivian!!!", {_u("works_at", "Rivian")}),
+    ("Penicillin allergy here.", {_u("allergic_to", "penicillin")}),
+    ("I've learned to always photograph every room on move-in day.",
+     {_u("learned", "always photograph every room on move-in day")}),
+    ("我女儿朵朵今年三岁", {_u("has_daughter", "朵朵")}),
+    ("我家鹦鹉小蓝会说你好了", {_u("has_pet", "小蓝")}),
+    ("国庆准备带爸妈去趟西安", {_u("has_father", "爸爸"), _u("has_mother", "妈妈"),
+                        _u("plans_to", "带爸妈去西安")}),
+    ("被调到深圳分公司当区域经理了", {_u("has_role", "区域经理")}),
+])
+def test_people_work_and_lessons_said_in_a_chat(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "She accepted an offer from Google.", "他带爸妈去了", "他被调到深圳分公司当区域经理了",
+    "他考上公务员了", "Seasonal allergy season is brutal.", "I learned to swim last year.",
+])
+def test_nothing_of_theirs_nor_a_skill_for_a_lesson(text: str) -> None:
+    assert keys(text) == set()

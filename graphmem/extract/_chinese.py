@@ -257,6 +257,10 @@ RULES: list[Rule] = [
           extra={"check": "role"}),
     _rule("role", r"(?:^|(?<=[，,]))\s*(?:当|做|担任)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
           extra={"check": "role"}),
+    # 被调到深圳分公司当区域经理了, 去年考上公务员: a post given or won
+    _rule("role", r"(?:被)?(?:调到|派到|调去|派去)[^，,。！？]{1,12}?(?:当|做|担任)了?(?P<obj>" + _N
+          + r"{2,12}?)(?=了|[，,。！？；;!?]|$)", self_only=True, extra={"check": "role"}),
+    _rule("role", r"考上了?(?P<obj>公务员|教师编|事业编|选调生|研究生|博士)", self_only=True),
     _rule("stop_works", r"(?:已经|早就)?不在(?P<obj>" + _N + r"{1,10}?)(?:工作|上班)?了",
           self_only=True, extra={"check": "org"}),
     # 上周新买的vivo到了: a new thing of the user's
@@ -397,6 +401,7 @@ def _item(raw: str, kind: str) -> str:
         return clean_edges(raw)
     if kind in ("plan", "goal"):  # "用 Tailwind 重写样式": the verb is the plan
         plan = _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|\s)+", "", raw.strip())).strip()
+        plan = re.sub(r"(?<=[去回来到])一?趟", "", plan)  # 去趟西安: 去西安
         return _drop_lead_time(plan)
     raw = _LEADING.sub("", raw.strip())
     if kind in _NAMED_KINDS:
@@ -694,14 +699,17 @@ def hits(sentence: str) -> list[Hit]:
         return []
     found = _hits(text)
     found += [h for h in asked if all(f.obj != h.obj for f in found)]
-    if not found and not _SOMEONE_ZH.search(text):
+    if all(h.kind == "family" for h in found) and not _SOMEONE_ZH.search(text):
         # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely;
-        # so does a later clause (一到春天就喷嚏不断，花粉过敏真的太折磨人了)
+        # so does a later clause (一到春天就喷嚏不断，花粉过敏真的太折磨人了); the parents
+        # it names on the way (带爸妈去趟西安) do not stop that reading
         for start in [0, *(m.end() for m in re.finditer(r"[，,；;]", text))]:
-            found = _hits("我" + text[start:].lstrip())
-            if found:
+            more = [replace(h, confidence=min(h.confidence, 0.8))
+                    for h in _hits("我" + text[start:].lstrip())
+                    if all((f.kind, f.obj) != (h.kind, h.obj) for f in found)]
+            if any(h.kind != "family" for h in more):
+                found += more
                 break
-        found = [replace(h, confidence=min(h.confidence, 0.8)) for h in found]
     return found
 
 

@@ -685,7 +685,10 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
         other = "works"
     if not m:
         return []
-    np, _ = noun_phrase(m.group("obj"))
+    obj = m.group("obj")
+    if other == "works":  # "at Mass General and these night shifts are killing me"
+        obj = re.split(r"\s+(?:and|but|so|because|while|where|which|who)\s+(?-i:[a-z])", obj)[0]
+    np, _ = noun_phrase(obj)
     text = tidy(np)
     return [Hit(other, subject, text, confidence=conf)] if valid(text, 5) else []
 

@@ -50,6 +50,10 @@ CHANGE_RULES: list[Rule] = [
           + _ORG
           + r"(?=\s+(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
           r"tomorrow|today|next\s+\w+|this\s+\w+|in\s+\w+|as)\b)", subject="self"),
+    # "Just accepted an offer from Rivian!!!"
+    _rule("works", r"(?:^\s*(?:just\s+|finally\s+)?|\bI\s+(?:just\s+|finally\s+)?|\bI\s+have\s+"
+          r"(?:just\s+|finally\s+)?)accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+"
+          + _ORG, subject="self"),
     # moved in: "Finally done unpacking in Denver!!"
     _rule("relocate", r"\b(?:done\s+|finished\s+|still\s+)?unpack(?:ing|ed)\s+(?:boxes\s+)?in\s+"
           + _ORG),

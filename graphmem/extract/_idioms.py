@@ -340,7 +340,8 @@ _ROUNDS_ZH = re.compile(rf"打(?:了)?[一两三几]把(?P<obj>{_HAN}{{2,6}}?)(?
 _NOT_AN_EMPLOYER_ZH = re.compile(r"学校|小区|家|村|班|宿舍|公司|单位|团队|部门|组|群|楼|这边|那边")
 _PET_NAMED_ZH = re.compile(
     rf"我(?:家|们家)的?(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2}})"
-    rf"(?=[0-9一二三四五六七八九十两几]+岁|今年|已经|是|特别|很|真|最|又|还|每天|天天)")
+    rf"(?=[0-9一二三四五六七八九十两几]+岁|今年|已经|是|特别|很|真|最|又|还|每天|天天|会|也|总|老是|"
+    rf"最近|居然|竟然|终于)")
 
 
 # 我一碰猫毛就打喷嚏: an allergy told by what it does

@@ -144,7 +144,9 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         rf"once\s+a\s+\w+))?", re.I)),
     ("learned", re.compile(
         r"\bI\s+(?:have\s+)?(?:finally\s+|since\s+|now\s+)?learned\s+(?:(?:the\s+hard\s+way|my\s+"
-        r"lesson|from\s+experience)\s*[:,]?\s*(?:that\s+)?|that\s+|(?=(?:never|always|not)\s+to\b))"
+        r"lesson|from\s+experience)\s*[:,]?\s*(?:that\s+)?|that\s+|(?=(?:never|always|not)\s+to\b)|"
+        r"to\s+(?=always\b|never\b|not\b|check\b|read\b|ask\b|keep\b|take\b|get\b|double-check\b|"
+        r"photograph\b|document\b|back\s+up\b|save\b|trust\b))"
         r"(?P<obj>.+)$", re.I)),
 ]
 
@@ -298,8 +300,9 @@ _NOT_ALLERGEN = frozenset({"东西", "啥", "它"})
 
 # A relative's name said right after the kin word, family name first: 我妹妹王雪下个月结婚,
 # 我男朋友陈昊在成都工作 (the common family names only, and a word that goes on after it).
-_SURNAME_NAME = re.compile(  # or a pet name: 小杰, 阿强, 老王
-    rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff])(?=在|是|今年|明年|去年|下个?月|上个?月|"
+_SURNAME_NAME = re.compile(  # or a pet name: 小杰, 阿强, 老王, or a doubled one: 朵朵
+    rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff]|([\u4e00-\u9fff])\2)"
+    rf"(?=在|是|今年|明年|去年|下个?月|上个?月|"
     rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
 
 
@@ -421,7 +424,8 @@ _SHORT_KIN_ZH = {"妈": "mother", "爸": "father", "姐": "sister", "哥": "brot
                   "妹": "sister"}
 _MY_KIN_ZH = re.compile(
     rf"我(?:的|和|跟|家)?(?P<kin>{_KIN_ZH_RE}|[妈爸姐哥弟妹](?![\u4e00-\u9fff]*[们]))"
-    rf"|(?:^|[，,]|跟|和|陪|带|给)(?P<own>儿子|女儿|老公|老婆)(?![们的朋])")
+    rf"|(?:^|[，,]|跟|和|陪|带|给)(?P<own>儿子|女儿|老公|老婆)(?![们的朋])"
+    rf"|(?:我|跟|和|陪|带|给|接)(?P<both>爸妈|父母)(?![们的朋])")
 _GONE_EN = re.compile(
     r"\b(?:ex|late|former|passed\s+away|died|funeral|divorc\w*|split|broke\s+up|breaking\s+up|"
     r"break\s+up|dumped|separated|miss(?:ed)?\s+(?:him|her))\b", re.I)
@@ -468,6 +472,14 @@ def kin_in_passing_zh(text: str, found: Found) -> list[Hit]:
         return []
     said, out = _said_kins(found), []
     for m in _MY_KIN_ZH.finditer(text):
+        if m.group("both"):  # 带爸妈去西安: a father and a mother
+            if _OTHER_ONES_ZH.search(text[: m.start("both")]):
+                continue  # 他带爸妈去了: his
+            for kin, word in (("father", "爸爸"), ("mother", "妈妈")):
+                if kin not in said:
+                    said.add(kin)
+                    out.append(Hit("family", "self", word, kin, confidence=0.8))
+            continue
         word = m.group("kin") or m.group("own")
         if m.group("own") and _OTHER_ONES_ZH.search(text[: m.start("own")]):
             continue  # 他跟老婆: the other one's wife
@@ -500,7 +512,10 @@ _PET_GONE_EN = re.compile(r"\b(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|
                           r"late|used\s+to\s+have|had\s+to\s+give)\b", re.I)
 _NOUN_ALLERGY_EN = re.compile(
     r"\bmy\s+(?:(?:severe|mild|bad|awful|seasonal|stupid|annoying)\s+)?(?P<obj>[a-z][a-z -]{1,25}?)"
-    r"\s+(?:allergy|allergies|intolerance)\b", re.I)
+    r"\s+(?:allergy|allergies|intolerance)\b"
+    # "Penicillin allergy here.", "Nut allergy, so no pesto please"
+    r"|^\s*(?P<obj2>[A-Za-z][a-z-]{2,20}(?:\s+[a-z-]{2,12})?)\s+(?:allergy|allergies|intolerance)"
+    r"(?:\s+here|\s+over\s+here)?\s*(?:[.,;!:-]|$)", re.I)
 _SYMPTOM_ALLERGY_EN = re.compile(
     r"(?:^|(?<=[,;:])\s*|\banything\s+with\s+)(?:just\s+a\s+heads\s+up[^,]*,\s*)?"
     r"(?P<obj>[a-z][a-z -]{1,25}?)\s+(?:sends?\s+me\s+to\s+(?:the\s+)?"
@@ -614,7 +629,7 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
             out.append(Hit(kind, "self", obj, confidence=0.8))
             said.add(obj)
     for m in _NOUN_ALLERGY_EN.finditer(text):
-        obj = m.group("obj").strip().lower()
+        obj = (m.group("obj") or m.group("obj2")).strip().lower()
         if obj in _NOT_ALLERGEN_EN or obj in said:
             continue
         out.append(Hit("allergy", "self", obj, confidence=0.8))
