@@ -339,6 +339,8 @@ def test_what_a_question_or_request_tells_in_passing(text: str, expected: set[Ke
 @pytest.mark.parametrize("text", [
     "How do I make friends in Leeds?", "How do I talk with Sam about the budget?",
     "How do I say thanks in Japanese?", "他在Notion里怎么设置的？", "Should I call my dad?",
+    "In general, is there a way to export files?", "How do I share my notes with Sam?",
+    "How do I block messages from Tom?", "用ChatGPT写代码怎么样",
     "my friend at Google says hi", "He hates his boss at Deloitte.",
     "帮我写一个关于猫的故事，要温馨一点", "Is my mum Monday's speaker?",
 ])

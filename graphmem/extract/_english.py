@@ -563,8 +563,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         if not (valid(a, 5) and valid(b, 5)):
             return [], 0
         if rule.extra.get("check") == "named" and not all(
-                lookup(x) is not None or x[:1].isupper() or canonicalize(x)[1] is not None
-                or re.match(r"[a-z]+[A-Z]", x) for x in (a, b)):
+                canonicalize(x)[1] is not None or x[:1].isupper() or re.match(r"[a-z]+[A-Z]", x)
+                for x in (a, b)):  # a name, a known thing, or one by version (iPhone 15)
             return [], 0  # "moved my desk out of the bedroom into the study"
         verb_word = (gd.get("verb") or "").lower()
         two = "move_from" if verb_word.startswith("mov") else "switch"

@@ -385,10 +385,13 @@ _HOW_EN = re.compile(
     r"should)\s+(?:i|we)|how\s+to|is\s+there\s+(?:a|any)\s+way\s+to|any\s+way\s+to|"
     r"can\s+(?:i|we)|what'?s\s+the\s+(?:best|easiest|fastest)\s+way\s+to)\b", re.I)
 _HOW_IN_EN = re.compile(
-    r"^\s*(?:in|on|with|using)\s+(?P<name>[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s*,",
-    re.I)
+    r"^\s*(?i:in|on|with|using)\s+(?P<name>[A-Z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*){0,2})\s*,")
+# where the product is: "in Notion", "on Shopify"; "with", "from", "to" also name people
+# ("share it with Sam", "messages from Tom"), so there only a name shaped like a product
+# (iCloud, X100V, AWS) or one the lexicon knows
 _THERE_EN = re.compile(
-    r"\b(?:in|on|inside|within|using|with|via|through|from)\s+(?:(?:my|our|the)\s+)?$", re.I)
+    r"\b(?:(?P<in>in|on|inside|within|using|via|through)|with|from|to|into)\s+"
+    r"(?:(?:my|our|the)\s+)?$", re.I)
 _FEATURE_EN = re.compile(
     r"\b(?:settings?|features?|plugins?|extensions?|propert(?:y|ies)|columns?|rows?|databases?|"
     r"tables?|files?|folders?|export\w*|import\w*|sync\w*|shortcuts?|notifications?|tabs?|"
@@ -410,7 +413,9 @@ def how_to_en(sentence: str) -> list[Hit]:
         names.append(lead.group("name"))
     elif _HOW_EN.match(sentence) and _FEATURE_EN.search(sentence):
         for m in _PRODUCT_EN.finditer(sentence):
-            if _THERE_EN.search(sentence[: m.start()]):
+            there = _THERE_EN.search(sentence[: m.start()])
+            if there and (there.group("in") or canonicalize(m.group("name"))[1] is not None
+                          or re.search(r"\d|[a-z][A-Z]|^[A-Z]{2,}", m.group("name"))):
                 names.append(m.group("name"))
     out: list[Hit] = []
     for raw in names:
@@ -425,7 +430,7 @@ def how_to_en(sentence: str) -> list[Hit]:
     return out
 
 
-_HOW_ZH = re.compile(r"怎么|怎样|如何|咋")
+_HOW_ZH = re.compile(r"怎么(?!样)|怎样(?=[\u4e00-\u9fff])|如何|咋(?!样)")  # 怎么样: an opinion
 # the product right before where the question asks: Cursor 里怎么, 飞书多维表格怎么设置,
 # 用剪映剪vlog的时候怎么, 在Notion里能不能
 _HOW_AT_ZH = re.compile(
