@@ -450,3 +450,33 @@ def test_a_shared_graph_with_unknown_labels_is_refused_and_kept(tmp_path: Path) 
         assert "graphmem" in store._graph_names()
     finally:
         store.close()
+
+
+def test_neo4j_exact_search_leaves_out_vectors_of_another_length(bolt_server: Any) -> None:
+    """Mid-reembed (an embedder of another length configured, `graphmem reembed` not through)
+    the exact scan compares only vectors of the question's length: a question of the new
+    length finds none of the old vectors, and the search does not fail. (ArcadeDB's vector
+    index refuses to store a second length, so the store holds one and the question the
+    other.)"""
+    from graphmem.store.neo4j import Neo4jStore
+
+    try:
+        from conftest import create_database
+    except ImportError:  # pragma: no cover
+        from tests.conftest import create_database
+    db = create_database(bolt_server, "mixedlen")
+    store = Neo4jStore(uri=db.uri, user=db.user, password=db.password, database=db.database,
+                       dim=DIM, index_mode="arcadedb", http_url=db.http_url)
+    store.open()
+    try:
+        embedder = HashingEmbedder(DIM)
+        service = MemoryService(make_settings(), store, embedder, clock=FakeClock())
+        ids = [service.add_episode(EpisodeIn(
+            user_id="mixed", occurred_at="2025-01-01T00:00:00Z", content=text,
+            source_ref=f"m{i}")).episode.id
+            for i, text in enumerate(["my cat Miso sleeps all day", "the train to Lyon"])]
+        assert store.vector_search("Episode", "mixed", [0.5] * (DIM * 2), 10) == []
+        hits = store.vector_search("Episode", "mixed", embedder.embed_one("cat Miso"), 10)
+        assert [h.id for h in hits][:1] == [ids[0]] and len(hits) == 2
+    finally:
+        store.close()
