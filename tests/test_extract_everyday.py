@@ -374,7 +374,11 @@ def test_no_taste_of_anyone_else_or_of_a_count(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("ok so friday was my last day at shopify lol.", {_u("works_at", "shopify", stop=True)}),
-    ("starting at Wealthsimple monday as a backend dev", {_u("works_at", "Wealthsimple")}),
+    ("starting at Wealthsimple monday as a backend dev", {_u("works_at", "Wealthsimple"),
+                                                          _u("has_role", "backend dev")}),
+    ("so I have to run my first design crit as a lead next week", {_u("has_role", "lead")}),
+    ("搬到成都快一个月了，火锅是真的好吃", {_u("lives_in", "成都"), _u("likes", "火锅")}),
+    ("年糕送给我表姐养了", {_u("has_pet", "年糕", stop=True), _u("has_cousin", "表姐")}),
     ("Finally done unpacking in Denver!!", {_u("lives_in", "Denver")}),
     ("分手三个月了，终于不难受了哈哈", {_u("has_boyfriend", "(current)", stop=True),
                               _u("has_girlfriend", "(current)", stop=True),
@@ -390,6 +394,7 @@ def test_changes_said_in_a_chat(text: str, expected: set[Key]) -> None:
 @pytest.mark.parametrize("text", [
     "She is starting at Google monday.", "I'm going from bad to worse.",
     "We're going from Paris to Rome.", "我朋友分手了", "他们上个月分手了",
+    "这家外卖不好吃", "他做的菜是真的好吃", "I did my first marathon as a teenager.",
 ])
 def test_no_change_of_anyone_else(text: str) -> None:
     assert keys(text) == set()

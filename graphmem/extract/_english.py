@@ -673,7 +673,9 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
         hits = [Hit("role", subject, tidy(role), confidence=conf)]
         return hits + _tail_hits("role", subject, m.group("obj")[used:], conf)
     if kind == "works":
-        m = re.match(r"^(?:\s+(?:in|since|back\s+in|from)\s+[\w-]+)?\s*,?\s*as\s+"
+        m = re.match(r"^(?:\s+(?:in|since|back\s+in|from)\s+[\w-]+|\s+(?:on\s+)?(?:monday|tuesday|"
+                     r"wednesday|thursday|friday|saturday|sunday|tomorrow|today|next\s+\w+))?"
+                     r"\s*,?\s*as\s+"
                      r"(?:an?\s+|the\s+)?(?P<obj>[^.;!?]+)", tail, re.I)
         other = "role"
     else:

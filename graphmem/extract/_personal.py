@@ -226,7 +226,9 @@ _KIN_ZH = {
     "父亲": "father", "奶奶": "grandmother", "外婆": "grandmother", "爷爷": "grandfather",
     "外公": "grandfather", "大儿子": "son", "小儿子": "son", "大女儿": "daughter",
     "小女儿": "daughter", "闺女": "daughter", "男友": "boyfriend", "女友": "girlfriend",
-    "姥姥": "grandmother", "姥爷": "grandfather",
+    "姥姥": "grandmother", "姥爷": "grandfather", "表姐": "cousin", "表妹": "cousin",
+    "表哥": "cousin", "表弟": "cousin", "堂姐": "cousin", "堂妹": "cousin", "堂哥": "cousin",
+    "堂弟": "cousin",
 }
 KIN_ZH = _KIN_ZH
 _KIN_ZH_RE = "|".join(sorted(_KIN_ZH, key=len, reverse=True))
@@ -639,7 +641,9 @@ def pets_in_passing_en(text: str, found: Found) -> list[Hit]:
 # a job taken: "my new gig as a data engineer at Klarna", "I got hired as a nurse at St Mary's"
 _ORG_EN = r"(?P<org>(?-i:[A-Z0-9])[\w&'.-]*(?:\s+(?-i:[A-Z0-9&])[\w&'.-]*){0,3})"
 _JOB_AS_EN = re.compile(
-    r"\b(?:my\s+(?:new\s+|first\s+)?(?:gig|job|role|position|post|shift|day|week)\s+as|(?:started|start|starting)"
+    r"\b(?:my\s+(?:new\s+|first\s+)?(?:gig|job|role|position|post|shift|day|week)\s+as|"
+    # "run my first design crit as a lead": a first thing done in a new post
+    r"my\s+first\s+(?:[\w-]+\s+){1,3}?as|(?:started|start|starting)"
     r"\s+(?:out\s+|work\s+|working\s+)?as|(?:got\s+)?hired\s+as|took\s+(?:a|the)\s+(?:job|role|"
     r"position)\s+as|(?:got|been|was)\s+promoted\s+to|got\s+a\s+(?:job|gig)\s+as|"
     r"(?:the|my)\s+promotion\s+to|(?:got\s+)?bumped\s+up\s+to|moved\s+up\s+to)\s+"
