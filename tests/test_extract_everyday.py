@@ -323,6 +323,8 @@ def test_dev_split_score_floor() -> None:
     ("用剪映剪vlog的时候怎么加关键帧啊", {_u("uses", "剪映")}),
     # named people and pets, the job, said on the way to a question or request
     ("Can you recommend a vet for my cat Luna?", {_u("has_pet", "Luna")}),
+    ("my OpenAI key is sk-proj-7fQ2LmZx9RtB4vWc8NdK1aHy and it keeps failing, why??",
+     {_u("uses", "OpenAI")}),
     ("What should I get my sister Priya for her birthday?", {_u("has_sister", "Priya")}),
     ("hey can you help me write a slack msg to my team at Shopify?",
      {_u("works_at", "Shopify")}),
@@ -340,7 +342,7 @@ def test_what_a_question_or_request_tells_in_passing(text: str, expected: set[Ke
     "How do I make friends in Leeds?", "How do I talk with Sam about the budget?",
     "How do I say thanks in Japanese?", "他在Notion里怎么设置的？", "Should I call my dad?",
     "In general, is there a way to export files?", "How do I share my notes with Sam?",
-    "How do I block messages from Tom?", "用ChatGPT写代码怎么样",
+    "How do I block messages from Tom?", "用ChatGPT写代码怎么样", "Can I use Notion for this?",
     "my friend at Google says hi", "He hates his boss at Deloitte.",
     "帮我写一个关于猫的故事，要温馨一点", "Is my mum Monday's speaker?",
 ])

@@ -701,6 +701,13 @@ _PLAN_TAIL = re.compile(r"\s+(?:once|when|after|before|as\s+soon\s+as|because|si
                         r"until|by\s+the\s+end)\b.*$", re.I)
 
 
+def _owned_products_en(text: str, found: list[tuple[int, int, list[Hit]]]) -> list[Hit]:
+    """The products a question names as the speaker's own ("my OpenAI key is ..., why?"),
+    not those it asks about using ("Can I use Notion for this?")."""
+    return [h for h in products_en(text, found)
+            if re.search(rf"\b(?:[Mm]y|[Oo]ur)\s+{re.escape(h.obj)}\b", text)]
+
+
 def _asked_in_passing(text: str) -> list[Hit]:
     """What a question or request tells in passing, whatever it asks: the product a how-to
     question is about ("How do I add a rollup in Notion?"), and the user's own named people
@@ -713,7 +720,7 @@ def _asked_in_passing(text: str) -> list[Hit]:
     if how := how_to_en(text):
         found.append((len(text), len(text), how))
     add_passes(text, found, (kin_in_passing_en, pets_in_passing_en, jobs_in_passing_en,
-                             owned_en))
+                             owned_en, _owned_products_en))
     # a relative or pet only by name: "Should I call my dad?" asks, it tells nothing
     found = [(s, e, [h for h in hs if h.kind not in ("family", "pet") or h.obj != h.obj2])
              for s, e, hs in found]

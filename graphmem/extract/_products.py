@@ -284,7 +284,7 @@ _OTHER_ZH = someone_else_zh(kin=True, you=True)
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
 # A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
 _USE_FINAL_ZH = re.compile(
-    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是)?"
+    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是|的)?"
     r"(?P<name>[\u4e00-\u9fff]{2,8})$")
 _ON_APP_ZH = re.compile(
     r"(?:在|开|上|刷|打开|用)(?P<name>"
