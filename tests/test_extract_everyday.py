@@ -386,6 +386,10 @@ def test_no_taste_of_anyone_else_or_of_a_count(text: str) -> None:
                               _u("has_girlfriend", "(current)", stop=True),
                               _u("has_partner", "(current)", stop=True)}),
     ("刚入职拼多多第二周，这边节奏也太快了吧哈哈", {_u("works_at", "拼多多")}),
+    ("我跟他分手了", {_u("has_boyfriend", "(current)", stop=True),
+                   _u("has_girlfriend", "(current)", stop=True),
+                   _u("has_partner", "(current)", stop=True)}),
+    ("我女儿天天在家哭", {_u("has_daughter", "女儿")}),  # 天天 is "every day", no name
     ("搬到成都快一个月了，就是肠胃有点受不了哈哈", {_u("lives_in", "成都")}),
     ("我的华为 Mate 40 电池掉电好快", {_u("uses", "华为 Mate 40")}),
 ])
@@ -397,6 +401,7 @@ def test_changes_said_in_a_chat(text: str, expected: set[Key]) -> None:
     "She is starting at Google monday.", "I'm going from bad to worse.",
     "We're going from Paris to Rome.", "我朋友分手了", "他们上个月分手了",
     "这家外卖不好吃", "他做的菜是真的好吃", "I did my first marathon as a teenager.",
+    "妈妈做的好吃", "我朋友和她男朋友分手了",
 ])
 def test_no_change_of_anyone_else(text: str) -> None:
     assert keys(text) == set()

@@ -303,7 +303,8 @@ _NOT_ALLERGEN = frozenset({"东西", "啥", "它"})
 # A relative's name said right after the kin word, family name first: 我妹妹王雪下个月结婚,
 # 我男朋友陈昊在成都工作 (the common family names only, and a word that goes on after it).
 _SURNAME_NAME = re.compile(  # or a pet name: 小杰, 阿强, 老王, or a doubled one: 朵朵
-    rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff]|([\u4e00-\u9fff])\2)"
+    rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff]|"
+    r"(?!天天|常常|刚刚|慢慢|渐渐|好好|早早|悄悄|默默|偏偏|往往|处处|时时|久久|每每)([\u4e00-\u9fff])\2)"
     rf"(?=在|是|今年|明年|去年|下个?月|上个?月|"
     rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
 
