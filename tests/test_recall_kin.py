@@ -8,6 +8,8 @@ the user's."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,7 +21,7 @@ from graphmem.embed import MiniLMEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
 from graphmem.recall import newer_kin_first
-from graphmem.recall_model import RecallItem, Scores
+from graphmem.recall_model import RecallItem, RecallTuning, Scores
 from graphmem.service import MemoryService
 from graphmem.settings import Settings
 from graphmem.store.base import Row
@@ -176,6 +178,17 @@ def _filler(service: MemoryService, user: str) -> None:
         _say(service, user, day, text)
 
 
+@contextmanager
+def _tuned(service: MemoryService, tuning: RecallTuning) -> Iterator[None]:
+    """Recall with ``tuning`` inside the block, the service's own again after it."""
+    kept = service._recaller.tuning
+    service._recaller.tuning = tuning
+    try:
+        yield
+    finally:
+        service._recaller.tuning = kept
+
+
 def _order(service: MemoryService, user: str, query: str) -> list[str]:
     got = service.recall(RecallIn(user_id=user, query=query, limit=10,
                                   kinds=[MemoryKind.EPISODE],
@@ -192,18 +205,14 @@ def test_a_new_tablet_said_in_passing_comes_first(minilm_service: MemoryService)
                                   "upgraded to a Galaxy Tab S9 for drawing, and the S Pen "
                                   "that came in the box is lovely.)")
     question = "Which tablet do I use for my artwork now?"
-    tuning = service._recaller.tuning
     # this stage alone: no band, no standouts, no facet order or lift, no newer versions,
     # no successors
-    alone = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False, facet_lift=0.0,
-                    version_depth=0, successors=0)
-    try:
-        service._recaller.tuning = replace(alone, kin=False)
+    alone = replace(service._recaller.tuning, now_band=0.0, now_gap=0.0, facet_order=False,
+                    facet_lift=0.0, version_depth=0, successors=0)
+    with _tuned(service, replace(alone, kin=False)):
         off = _order(service, user, question)
-        service._recaller.tuning = alone
+    with _tuned(service, alone):
         on = _order(service, user, question)
-    finally:
-        service._recaller.tuning = tuning
     assert off.index(old) < off.index(new)  # by score, the iPad leads
     assert on.index(new) < on.index(old)
     assert set(on) == set(off)

@@ -20,6 +20,7 @@ from .test_recall_kin import (  # noqa: F401  (the MiniLM service fixture)
     _items,
     _order,
     _say,
+    _tuned,
     minilm_service,
 )
 
@@ -67,19 +68,15 @@ def test_through_the_service(minilm_service: MemoryService) -> None:  # noqa: F8
     service, user = minilm_service, "requests-washer"
     told = _say(service, user, 0, "Some context: our washing machine at home is an old Bosch.")
     asked = _say(service, user, 40, "How do I clean the filter of a washing machine?")
-    tuning = service._recaller.tuning
     # this stage alone: none of the orders of a question about now after it
-    alone = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False, version_depth=0,
-                    kin=False, successors=0)
-    try:
-        service._recaller.tuning = replace(alone, request_weight=0.0)
+    alone = replace(service._recaller.tuning, now_band=0.0, now_gap=0.0, facet_order=False,
+                    version_depth=0, kin=False, successors=0)
+    with _tuned(service, replace(alone, request_weight=0.0)):
         off = _order(service, user, "Which washing machine do I have?")
-        service._recaller.tuning = replace(alone, request_weight=0.8)
+    with _tuned(service, replace(alone, request_weight=0.8)):
         on = _order(service, user, "Which washing machine do I have?")
         # a question that does not speak of the user is left alone
         other = _order(service, user, "Which washing machine is it?")
-    finally:
-        service._recaller.tuning = tuning
     assert off.index(asked) < off.index(told)  # by its words, the request leads
     assert on.index(told) < on.index(asked)
     assert other.index(asked) < other.index(told)

@@ -26,6 +26,7 @@ from .test_recall_kin import (  # noqa: F401  (the MiniLM service fixture)
     _items,
     _order,
     _say,
+    _tuned,
     _vectors,
     minilm_service,
 )
@@ -184,26 +185,23 @@ def test_a_trip_said_by_its_sense_comes_first(minilm_service: MemoryService) -> 
                                   "the October anniversary week is booked in Kyoto, and "
                                   "Lisbon can wait until next year.)")
     question = "Where are we going for our anniversary trip?"
-    tuning = service._recaller.tuning
     # this stage alone: no band, no standouts, no facet stages, no versions, no kin
-    alone = replace(tuning, now_band=0.0, now_gap=0.0, facet_order=False, facet_lift=0.0,
-                    version_depth=0, kin=False)
-    try:
-        service._recaller.tuning = replace(alone, successors=0)
+    alone = replace(service._recaller.tuning, now_band=0.0, now_gap=0.0, facet_order=False,
+                    facet_lift=0.0, version_depth=0, kin=False)
+    with _tuned(service, replace(alone, successors=0)):
         off = _order(service, user, question)
-        service._recaller.tuning = alone
+    with _tuned(service, alone):
         on = _order(service, user, question)
-        assert off.index(old) < off.index(new)  # by score, Lisbon leads
-        assert on.index(new) < on.index(old)
-        assert set(on) == set(off)
         # a question about a time past keeps the order by score, and so does one that
         # does not speak of the user
-        for other in ("Where did we plan to go for our anniversary in January 2024?",
-                      "Where is the anniversary trip going?"):
-            kept = _order(service, user, other)
-            assert kept.index(old) < kept.index(new), other
-    finally:
-        service._recaller.tuning = tuning
+        kept = {other: _order(service, user, other)
+                for other in ("Where did we plan to go for our anniversary in January 2024?",
+                              "Where is the anniversary trip going?")}
+    assert off.index(old) < off.index(new)  # by score, Lisbon leads
+    assert on.index(new) < on.index(old)
+    assert set(on) == set(off)
+    for other, order in kept.items():
+        assert order.index(old) < order.index(new), other
 
 
 ADD = """mutation($ins: [EpisodeInput!]!) { addEpisodes(inputs: $ins) { duplicate } }"""

@@ -117,18 +117,24 @@ def embedded_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         store.close()
 
 
-@pytest.fixture(scope="module")
-def bolt_world(bolt_server: Any) -> Iterator[World]:
+def _bolt_store(bolt_server: Any, database: str) -> Any:
+    """A neo4j store, open, on a database of its own on the session's Bolt server."""
     from graphmem.store.neo4j import Neo4jStore
 
     try:
         from conftest import create_database
     except ImportError:  # pragma: no cover
         from tests.conftest import create_database
-    db = create_database(bolt_server, "tenants")
+    db = create_database(bolt_server, database)
     store = Neo4jStore(uri=db.uri, user=db.user, password=db.password, database=db.database,
                        dim=DIM, index_mode="arcadedb", http_url=db.http_url)
     store.open()
+    return store
+
+
+@pytest.fixture(scope="module")
+def bolt_world(bolt_server: Any) -> Iterator[World]:
+    store = _bolt_store(bolt_server, "tenants")
     try:
         yield _build_world(store)
     finally:
@@ -458,16 +464,7 @@ def test_neo4j_exact_search_leaves_out_vectors_of_another_length(bolt_server: An
     length finds none of the old vectors, and the search does not fail. (ArcadeDB's vector
     index refuses to store a second length, so the store holds one and the question the
     other.)"""
-    from graphmem.store.neo4j import Neo4jStore
-
-    try:
-        from conftest import create_database
-    except ImportError:  # pragma: no cover
-        from tests.conftest import create_database
-    db = create_database(bolt_server, "mixedlen")
-    store = Neo4jStore(uri=db.uri, user=db.user, password=db.password, database=db.database,
-                       dim=DIM, index_mode="arcadedb", http_url=db.http_url)
-    store.open()
+    store = _bolt_store(bolt_server, "mixedlen")
     try:
         embedder = HashingEmbedder(DIM)
         service = MemoryService(make_settings(), store, embedder, clock=FakeClock())
