@@ -274,10 +274,12 @@ _USE_ZH = re.compile(
 # a Latin name followed by what only a product has: Notion集成的密钥, GitHub账号
 _PRODUCT_AFTER_ZH = re.compile(
     r"^\s*(?:的)?(?:账号|账户|密码|密钥|会员|集成|插件|订阅|工作区|token|Token)")
+# the Chinese app names the lexicon knows, longest first, as one alternation
+_APP_NAMES_ZH_RE = "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
 # a known app held as the speaker's own: 我支付宝的支付密码, 我的微信账号, 我们飞书的工作区
 _OWNED_APP_ZH = re.compile(
     r"我(?:们)?(?:的)?(?P<name>"
-    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + _APP_NAMES_ZH_RE
     + r")(?:的)?(?:[\u4e00-\u9fff]{0,2})?(?:账号|账户|密码|会员|工作区|订阅|余额|额度)")
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
 _OTHER_ZH = someone_else_zh(kin=True, you=True)
@@ -288,7 +290,7 @@ _USE_FINAL_ZH = re.compile(
     r"(?P<name>[\u4e00-\u9fff]{2,8})$")
 _ON_APP_ZH = re.compile(
     r"(?:在|开|上|刷|打开|用)(?P<name>"
-    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + _APP_NAMES_ZH_RE
     + r")(?![\u4e00-\u9fff]{0,2}(?:工作|上班|实习|面试|公司|总部))")
 _INTO_APP_ZH = re.compile(
     r"(?:丢|扔|放|存|记|写|塞)(?:在|进|到)?(?P<name>[\u4e00-\u9fffA-Za-z]{2,8}?)里")
@@ -435,7 +437,7 @@ _HOW_ZH = re.compile(r"怎么(?!样)|怎样(?=[\u4e00-\u9fff])|如何|咋(?!样)
 # 用剪映剪vlog的时候怎么, 在Notion里能不能
 _HOW_AT_ZH = re.compile(
     r"(?:^|[用在])\s*(?P<name>[A-Za-z][A-Za-z0-9.+#_-]*(?:\s?[A-Z0-9][A-Za-z0-9.+-]*){0,2}|"
-    + "|".join(re.escape(n) for n in sorted(APP_NAMES_ZH, key=len, reverse=True))
+    + _APP_NAMES_ZH_RE
     + r")\s*(?:里|上|中|里面|上面)?")
 
 
