@@ -3,6 +3,7 @@ through recall as their episode, written with it, one user's only, hidden with i
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +266,11 @@ def test_an_embedded_graph_made_before_passages_gets_their_index_on_open(
         store.apply(plan)
         graph = store._handle(next(iter(store._exists)))
         graph.query("DROP VECTOR INDEX FOR (n:Passage) ON (n.embedding)")  # as before
+        # the drop may still be under way in the server: wait until the index is gone
+        deadline = time.monotonic() + 10
+        while store.vector_index_dim("u", PASSAGE) is not None:
+            assert time.monotonic() < deadline, "the Passage vector index was not dropped"
+            time.sleep(0.05)
         with pytest.raises(GraphMemError):
             store.vector_search(PASSAGE, "u", [0.1] * DIM, 5)
     finally:
