@@ -430,3 +430,34 @@ def test_people_work_and_lessons_said_in_a_chat(text: str, expected: set[Key]) -
 ])
 def test_nothing_of_theirs_nor_a_skill_for_a_lesson(text: str) -> None:
     assert keys(text) == set()
+
+
+def _switch(old: str, new: str, domain: bool = True) -> set[Key]:
+    if not domain:
+        return {_u("uses", old, stop=True), _u("uses", new)}
+    return {_u("uses", old, stop=True), _u("prefers", old, stop=True),
+            _u("uses", new), _u("prefers", new)}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ugh going from android to an iPhone 15 is so confusing",
+     _switch("Android phone", "iPhone 15")),
+    ("Switching from Chrome to Firefox was easy", _switch("Chrome", "Firefox")),
+    ("just made the switch from Spotify to Apple Music", _switch("Spotify", "Apple Music")),
+    ("I went from Android to an iPhone 15", _switch("Android phone", "iPhone 15")),
+    ("I moved from Seattle to Denver", {_u("lives_in", "Seattle", stop=True),
+                                        _u("lives_in", "Denver")}),
+    ("I switched from Tandoor to Mealie", _switch("Tandoor", "Mealie", domain=False)),
+])
+def test_a_switch_said_many_ways(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I went from bad to worse this year.", "I went from 80kg to 72kg.",
+    "I went from Chicago to Denver for the weekend.", "I moved from the couch to the bed.",
+    "I went from two days a week to three.", "She is switching from Chrome to Firefox.",
+    "Ugh, going from Chicago to Denver takes forever.",
+])
+def test_no_switch_from_a_level_a_trip_a_room_or_someone_else(text: str) -> None:
+    assert keys(text) == set()

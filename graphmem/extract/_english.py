@@ -51,7 +51,7 @@ from graphmem.extract._personal import (
     pets_in_passing_en,
     plans_in_passing_en,
 )
-from graphmem.extract._products import how_to_en, owned_en, products_en
+from graphmem.extract._products import PLACES_EN, how_to_en, owned_en, products_en
 from graphmem.extract._text import Hit, Rule, Spans, add_passes, attach_when, scan
 
 _CONTRACTIONS = [
@@ -248,7 +248,8 @@ RULES: list[Rule] = [
           extra={"check": "stop"}),
     # changes
     _rule("switch", r"\b(?P<verb>switched|switch|switching|moved|move|moving|migrated|migrate|"
-          r"migrating|changed|went|transitioned|converted|ported|jumped)\s+(?:(?:over|back|"
+          r"migrating|changed|went|going|transitioned|converted|ported|jumped|made\s+the\s+switch|"
+          r"making\s+the\s+switch|made\s+the\s+jump|making\s+the\s+jump)\s+(?:(?:over|back|"
           r"everything|it|all)\s+|(?:our|my|the)\s+[\w.+#-]+(?:\s+[\w.+#-]+)?\s+)?from\s+"
           r"(?P<obj>[^,.;!?]+?)\s+(?:over\s+)?(?:to|onto|into|for)\s+(?P<obj2>[^.;!?]+)"),
     _rule("switch", r"\breplaced\s+(?P<obj>[^,.;!?]+?)\s+with\s+(?P<obj2>[^.;!?]+)"),
@@ -503,6 +504,59 @@ def _objects_for(rule: Rule, kind: str, raw: str) -> tuple[list[str], int]:
     return objects(raw, kind)
 
 
+# What stands between a change and its two sides without being either: a level, a measure,
+# a mood ("went from bad to worse", "from 80kg to 72kg", "from two days a week to three").
+_NOT_A_SIDE = re.compile(
+    r"^(?:[\d.,]+\s*\w{0,6}|(?:one|two|three|four|five|six|seven|eight|nine|ten|a|an)\s+"
+    r"(?:days?|weeks?|months?|years?|hours?|times?|cups?|miles?|kilos?|pounds?)\b.*|bad|worse|"
+    r"good|better|best|ok|okay|fine|great|zero|nothing|scratch|there|here|home|work|school|"
+    r"hating\s+it|loving\s+it)$", re.I)
+
+
+def _two_things(verb: str, a: str, b: str) -> bool:
+    """Whether "<verb> from ``a`` to ``b``" names two things one uses, lives in or likes.
+
+    Neither side may be a level or a measure. "went", "going" and "jumped" are also said
+    of trips and of levels, so after them both sides must be known to the lexicon or named
+    ("from android to an iPhone 15"), and not places ("went from Chicago to Denver" is a
+    trip). A move between homes names places ("moved from Seattle to Denver"), not "the
+    couch" and "the bed".
+    """
+    if _NOT_A_SIDE.match(a) or _NOT_A_SIDE.match(b):
+        return False
+
+    def named(x: str) -> bool:
+        return (lookup(x) is not None or x[:1].isupper()
+                or re.match(r"[a-z]+[A-Z]", x) is not None)
+
+    if verb.startswith(("went", "going", "jumped", "made the jump", "making the jump")):
+        return all(named(x) and (x not in PLACES_EN or lookup(x) is not None) for x in (a, b))
+    if verb.startswith("mov"):
+        return all(named(x) for x in (a, b))
+    return True
+
+
+# Words that open a chat line without being its subject ("ugh going from android to...")
+_INTERJECTIONS = frozenset(
+    "ugh ok okay so well honestly welp yeah yep man lol haha hmm anyway btw also and but".split())
+
+
+def _gerund_lead(prefix: str, verb: str) -> tuple[str, list[str], list[str], float] | None:
+    """The speaker as the subject of a change said as a gerund at the start of a clause
+    ("Switching from Chrome to Firefox was easy", "ugh going from android to an iPhone 15
+    is so confusing"): only interjections may come before it."""
+    first = (verb.split() or [""])[0].lower()
+    if not first.endswith("ing") and first not in ("made", "making"):
+        return None
+    clause = _CLAUSE_BREAK.split(prefix)[-1]
+    if clause != prefix:  # "…, and going from X to Y": another clause's subject
+        return None
+    words = re.findall(r"[a-z']+", clause.lower())
+    if any(w not in _INTERJECTIONS for w in words):
+        return None
+    return "self", [], [], 0.8
+
+
 def _kind_after_flags(kind: str, flags: set[str]) -> str | None:
     if kind.startswith("stop_"):
         return kind
@@ -539,6 +593,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                 return [], 0
         else:
             found = _subject(text[: m.start()], verb)
+            if found is None and rule.kind == "switch":
+                found = _gerund_lead(text[: m.start()], verb)
             if found is None:
                 return [], 0
             subject, _, between, cap = found
@@ -568,6 +624,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             return [], 0  # "moved my desk out of the bedroom into the study"
         verb_word = (gd.get("verb") or "").lower()
         two = "move_from" if verb_word.startswith("mov") else "switch"
+        if not _two_things(verb_word, a, b):
+            return [], 0
         return [Hit(two, subject, a, b, conf, group=group)], m.start("obj2") + used
     if kind == "name":
         name = gd["obj"].strip()

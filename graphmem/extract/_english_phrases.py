@@ -32,7 +32,7 @@ _NP_STOP = frozenset(
     via by like during about of now anymore nowadays lately recently more most better best
     daily mostly honestly really either anyway yet again haha lol last next this yesterday
     today tomorrow ago where whose also too tbh imo imho btw ngl entirely completely altogether
-    totally fully""".split()
+    totally fully is was are were feels felt""".split()
 )
 # After "and" / "or" these start a new clause, not a list item: "I ditched Word and write
 # everything in Docs now".
