@@ -461,3 +461,35 @@ def test_a_switch_said_many_ways(text: str, expected: set[Key]) -> None:
 ])
 def test_no_switch_from_a_level_a_trip_a_room_or_someone_else(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I used to love true crime podcasts but I can't stand them now",
+     {_u("likes", "true crime podcasts", stop=True), _u("dislikes", "true crime podcasts")}),
+    ("I loved sushi as a kid but now I can't stand it",
+     {_u("likes", "sushi", stop=True), _u("dislikes", "sushi")}),
+    ("I used to be obsessed with Fortnite, but honestly I'm so over it",
+     {_u("likes", "Fortnite", stop=True), _u("dislikes", "Fortnite")}),
+    ("I used to hate horror movies but now I love them", {_u("likes", "horror movies")}),
+    ("我以前超爱吃香菜，现在闻到就想吐", {_u("likes", "香菜", stop=True), _u("dislikes", "香菜")}),
+    ("以前很喜欢看恐怖片，现在完全受不了了",
+     {_u("likes", "恐怖片", stop=True), _u("dislikes", "恐怖片")}),
+    ("以前特别讨厌吃榴莲，现在居然爱上了", {_u("likes", "榴莲")}),
+    ("说实话我以前很讨厌跑步，后来反而爱上了", {_u("likes", "跑步")}),
+    # a time said loosely is no part of the thing
+    ("I stopped using Evernote years ago", {_u("uses", "Evernote", stop=True),
+                                            _u("prefers", "Evernote", stop=True)}),
+    ("I stopped eating meat a while ago", {_u("likes", "meat", stop=True)}),
+    ("I quit Facebook ages ago", {_u("likes", "Facebook", stop=True),
+                                  _u("uses", "Facebook", stop=True)}),
+])
+def test_a_taste_that_turned_over(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My sister used to love jazz but now she hates it", "I liked it but now I love it",
+    "我姐以前很喜欢猫，现在受不了了", "以前喜欢他，现在讨厌他",
+])
+def test_no_turned_taste_of_anyone_else_or_of_nothing(text: str) -> None:
+    assert {k for k in keys(text) if k[1] in ("likes", "dislikes")} == set()

@@ -207,7 +207,7 @@ def test_no_home_or_job_from_a_visit_or_someone_else_s_start(text: str) -> None:
     ("ugh, another Monday at Deloitte.", {("works_at", "Deloitte", False)}),
     ("我是咖啡重度爱好者", {("prefers", "coffee", False)}),
     ("周一又要去腾讯加班了", {("works_at", "腾讯", False)}),
-    ("以前那么爱吃香菜，现在闻到就想吐", {("likes", "香菜", True)}),
+    ("以前那么爱吃香菜，现在闻到就想吐", {("likes", "香菜", True), ("dislikes", "香菜", False)}),
     ("我对围棋已经没兴趣了。", {("likes", "围棋", True)}),
     ("现在韩剧基本不看了，只追美剧。",
      {("likes", "韩剧", True), ("uses", "韩剧", True), ("likes", "美剧", False)}),

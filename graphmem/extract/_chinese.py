@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh
+from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh, find_turned_zh
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._idioms import in_passing_zh, tastes_zh
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
@@ -715,8 +715,8 @@ def hits(sentence: str) -> list[Hit]:
 
 def _hits(text: str) -> list[Hit]:
     spans, found_all, group = Spans(), find_zh(text), 0
-    found_all += [f for f in find_endings_zh(text)
-                  if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
+    for extra in (find_endings_zh(text), find_turned_zh(text)):
+        found_all += [f for f in extra if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
     for start, end, _ in found_all:
         spans.take(start, end)
     for rule, m in scan(RULES, text):

@@ -117,6 +117,40 @@ _NO_MEAT_ZH = re.compile(r"我(?:[^，,。！？；;!?想要打算准备]){0,6}?
                          r"吃素(?:快|已经|都|有)?[一二两三四五六七八九十几半\d]+个?多?(?:月|年|周|星期|礼拜))")
 
 
+# A taste that turned over: 以前超爱吃香菜，现在闻到就想吐 / 以前特别讨厌榴莲，现在居然爱上了.
+# The later clause names no other thing (反倒爱上了喝茶 is a new taste, read elsewhere).
+_THEN_ZH = r"(?:以前|之前|原来|原先|过去|曾经|小时候|本来)"
+_DEGREE_ZH = r"(?:超级|超|很|特别|挺|最|巨|贼|非常|可|那么|还挺|一直|蛮)?"
+_TURNED_ZH = re.compile(
+    rf"{_THEN_ZH}我?(?:(?P<love>{_DEGREE_ZH}(?:爱|喜欢|迷|热爱))|{_DEGREE_ZH}(?:讨厌|不喜欢|不爱|"
+    r"受不了|怕|嫌弃|反感))(?:吃|喝|看|玩|听|打|逛|追|刷)?(?P<x>[^，,。！？；;!?]{1,12}?)(?:的)?"
+    r"[，,](?:但是?|可是?|不过)?我?(?:现在|如今|这几年|这两年|最近|后来|结果)我?"
+    r"(?:反而|反倒|居然|竟然|却|倒是|完全|真的|已经|一点都|一点也|都|也|就|是)*"
+    r"(?:(?P<like2>爱上了|喜欢上了|爱上|喜欢上|离不开了|超爱|很喜欢|真香)|(?:受不了|讨厌|不喜欢|不爱|"
+    r"腻了|吃腻了|玩腻了|看腻了|听腻了|无感|没感觉|闻到就想吐|一闻就想吐|想吐|吃不下|怕了|不碰了|"
+    r"不吃了|不喝了|不看了|不玩了))(?:了|啦|它|这个|那个)*(?=$|[，,。！？；;!?~～…])")
+
+
+# What may come before the speaker's 以前 in its clause
+_SPEAKER_LEAD_ZH = re.compile(r"^(?:其实|说实话|说真的|老实说|讲真|哈哈|唉|诶|嗯)?我?(?:自己)?(?:吧)?$")
+
+
+def find_turned_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
+    """A taste said to have turned over (see ``_english_changes.find_turned_tastes``)."""
+    found: list[tuple[int, int, list[Hit]]] = []
+    for m in _TURNED_ZH.finditer(text):
+        if not _SPEAKER_LEAD_ZH.match(re.split(r"[，,。！？；;!?]", text[: m.start()])[-1]):
+            continue  # 我姐以前很喜欢猫: someone else's taste
+        before, now = m.group("love") is not None, m.group("like2") is not None
+        thing = m.group("x").strip()
+        if before == now or not thing or thing in ("它", "他", "她", "这个", "那个"):
+            continue
+        hits = [Hit("stop_like", "self", thing), Hit("dislike", "self", thing)] if before \
+            else [Hit("like", "self", thing)]
+        found.append((m.start(), m.end(), hits))
+    return found
+
+
 def find_endings_zh(text: str) -> list[tuple[int, int, list[Hit]]]:
     """Break-ups (``split``: obj the name or kin word, obj2 the kin when said), pets gone
     (``pet_gone``: obj the name, else the species) and jobs that end unnamed (``stop_job``,

@@ -19,6 +19,7 @@ from graphmem.extract._english_changes import (
     PRONOUN_OBJECT,
     antecedent,
     find_allergy_pronoun,
+    find_turned_tastes,
     find_endings,
     find_role_verbs,
     gerund_taste,
@@ -795,7 +796,8 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     if _HYPOTHETICAL_START.match(text):
         return []
     spans, found_all = Spans(), find_en(text)
-    for extra in (find_allergy_pronoun(text), find_endings(text), find_role_verbs(text)):
+    for extra in (find_allergy_pronoun(text), find_endings(text), find_role_verbs(text),
+                  find_turned_tastes(text)):
         found_all += [f for f in extra if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
     for start, end, _ in found_all:
         spans.take(start, end)

@@ -397,6 +397,46 @@ def antecedent(text: str, at: int) -> str | None:
     return np
 
 
+# A taste that turned: "I used to love true crime podcasts but I cannot stand them now",
+# "I hated horror movies as a kid, but now I love them". (Contractions are expanded first.)
+_LIKED_THEN = (r"(?:used\s+to\s+(?:love|like|enjoy|adore|be\s+(?:really\s+|so\s+)?into|be\s+"
+               r"obsessed\s+with|be\s+a\s+(?:big\s+|huge\s+)?fan\s+of)|loved|liked|enjoyed|adored|"
+               r"was\s+(?:really\s+|so\s+)?into|was\s+obsessed\s+with|was\s+a\s+(?:big\s+|huge\s+)?"
+               r"fan\s+of)")
+_DISLIKED_THEN = (r"(?:used\s+to\s+(?:hate|dislike|detest|loathe|be\s+(?:scared|afraid)\s+of)|"
+                  r"hated|disliked|detested|loathed|could\s+not\s+stand|was\s+(?:scared|afraid)\s+"
+                  r"of|was\s+not\s+(?:a\s+fan\s+of|into))")
+_LIKE_NOW = (r"(?:love|like|enjoy|adore|am\s+(?:really\s+|so\s+|totally\s+|kind\s+of\s+)?into|"
+             r"am\s+obsessed\s+with|am\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|(?:have\s+)?come\s+"
+             r"(?:around\s+)?to\s+(?:love|like|enjoy))")
+_DISLIKE_NOW = (r"(?:hate|dislike|detest|loathe|cannot\s+stand|can\s+not\s+stand|do\s+not\s+(?:like|"
+                r"enjoy)|am\s+(?:so\s+|totally\s+|completely\s+)?(?:over|sick\s+of|tired\s+of|done\s+"
+                r"with)|am\s+not\s+(?:into|a\s+fan\s+of)|(?:have\s+)?gone\s+off)")
+_TURNED = re.compile(
+    rf"\bI\s+(?:(?P<liked>{_LIKED_THEN})|{_DISLIKED_THEN})\s+(?P<x>[^,.;!?]{{2,40}}?)"
+    r"(?:\s+(?:as\s+a\s+(?:kid|child|teen|teenager)|growing\s+up|in\s+(?:college|school|high\s+"
+    r"school|my\s+twenties)|back\s+then|for\s+years|before))?\s*,?\s+but\s+"
+    r"(?:(?:now|these\s+days|lately|honestly|actually|somehow)\s*,?\s+)*(?:I\s+)?"
+    r"(?:(?:now|honestly|actually|really|kind\s+of|kinda|genuinely|just)\s+)*"
+    rf"(?:(?P<like>{_LIKE_NOW})|{_DISLIKE_NOW})\s+(?:it|them|those|that|these)\b", re.I)
+
+
+def find_turned_tastes(text: str) -> Found:
+    """A taste said to have turned over: the old one ends and its opposite holds (``like``
+    or ``dislike``; the service ends the opposite taste of a new one, ``_opposites``).
+    "I liked it but now I love it" turns nothing and gives nothing here."""
+    found: Found = []
+    for m in _TURNED.finditer(text):
+        before, now = m.group("liked") is not None, m.group("like") is not None
+        thing = clean_edges(re.sub(r"^(?:the|my)\s+", "", m.group("x").strip(), flags=re.I))
+        if before == now or not thing or _NOT_A_THING.match(thing) or len(thing.split()) > 5:
+            continue
+        hits = [Hit("stop_like", "self", thing), Hit("dislike", "self", thing)] if before \
+            else [Hit("like", "self", thing)]
+        found.append((m.start(), m.end(), hits))
+    return found
+
+
 _ALLERGIC_TO_IT = re.compile(
     r"\bI\s+am\s+(?:(?:very|really|severely|quite|so|also|badly|mildly)\s+)?allergic"
     r"(?P<pro>\s+to\s+(?:it|them))?\s*[.!]?\s*$", re.I)

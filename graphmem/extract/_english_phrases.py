@@ -131,8 +131,11 @@ def noun_phrase(raw: str) -> tuple[str, int]:
 
 def verb_phrase(raw: str) -> tuple[str, int]:
     """A plan / cause clause at the start of ``raw`` (to the next clause or time phrase)."""
-    m = _VP_CUT.search(raw)
-    cut = raw[: m.start()] if m else raw
+    # a time phrase first: "a while ago" would otherwise be cut at "while", leaving "a"
+    t = TIME_PHRASE_EN.search(raw)
+    cut = raw[: t.start()] if t else raw
+    m = _VP_CUT.search(cut)
+    cut = cut[: m.start()] if m else cut
     for regex in (TIME_PHRASE_EN, _HABITUAL, _WHEN_TAIL):
         t = regex.search(cut)
         cut = cut[: t.start()] if t else cut

@@ -278,6 +278,9 @@ _JOY_ZH = re.compile(rf"(?:最大的|最开心的|最享受的|最喜欢的|唯�
 _SOMEONE_ELSE_ZH = someone_else_zh(kin=True)
 _NOT_A_THING_ZH = re.compile(r"^(?:我|你|他|她|它|这|那|这个|那个|什么|人|东西|事|天|今天|明天|"
                              r"昨天|工作|上班|生活|真的|就|也|都|还|是|"
+                             # a time or an adverb before the verdict: 现在完全受不了了
+                             r"以前|之前|原来|原先|过去|曾经|现在|如今|目前|最近|后来|完全|居然|"
+                             r"竟然|反而|反倒|一直|特别|非常|其实|已经|真是|实在|"
                              r"肠胃|胃|肚子|身体|头|脑袋|眼睛|腰|膝盖|皮肤|嗓子|心脏)$")  # the body
 _TRIM_ZH = re.compile(r"^(?:的|了|着|在|去|就|都|也|还|是|对|把)+|(?:的|了|呢|吧|啊|呀|哈+|"
                       r"这玩意儿?|这东西|这种东西|这件事|那个味儿?|这个味儿?|的味道|那个|这个)+$")
@@ -415,8 +418,8 @@ def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
     for kind, regex in _SIMPLE_CHANGES_ZH:
         for m in regex.finditer(text):
             obj = _TRIM_ZH.sub("", m.group("obj"))
-            if obj and not _theirs(text, m.start()):
-                out.append(Hit(kind, "self", obj, confidence=0.8))
+            if obj and not _NOT_A_THING_ZH.match(obj) and not _theirs(text, m.start()):
+                out.append(Hit(kind, "self", obj, confidence=0.8))  # not 以前喜欢他
     for m in _OVERTIME_ZH.finditer(text):
         if _theirs(text, m.start()):
             continue
