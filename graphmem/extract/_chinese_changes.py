@@ -132,7 +132,8 @@ _TURNED_ZH = re.compile(
 
 
 # What may come before the speaker's 以前 in its clause
-_SPEAKER_LEAD_ZH = re.compile(r"^(?:其实|说实话|说真的|老实说|讲真|哈哈|唉|诶|嗯)?我?(?:自己)?(?:吧)?$")
+_SPEAKER_LEAD_ZH = re.compile(
+    r"^(?:其实|说实话|说真的|老实说|讲真|哈哈|唉|诶|嗯)?我?(?:自己)?(?:吧)?$")
 
 
 def find_turned_zh(text: str) -> list[tuple[int, int, list[Hit]]]:

@@ -409,8 +409,8 @@ _DISLIKED_THEN = (r"(?:used\s+to\s+(?:hate|dislike|detest|loathe|be\s+(?:scared|
 _LIKE_NOW = (r"(?:love|like|enjoy|adore|am\s+(?:really\s+|so\s+|totally\s+|kind\s+of\s+)?into|"
              r"am\s+obsessed\s+with|am\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of|(?:have\s+)?come\s+"
              r"(?:around\s+)?to\s+(?:love|like|enjoy))")
-_DISLIKE_NOW = (r"(?:hate|dislike|detest|loathe|cannot\s+stand|can\s+not\s+stand|do\s+not\s+(?:like|"
-                r"enjoy)|am\s+(?:so\s+|totally\s+|completely\s+)?(?:over|sick\s+of|tired\s+of|done\s+"
+_DISLIKE_NOW = (r"(?:hate|dislike|detest|loathe|cannot\s+stand|can\s+not\s+stand|do\s+not\s+"
+                r"(?:like|enjoy)|am\s+(?:so\s+|totally\s+|completely\s+)?(?:over|sick\s+of|tired\s+of|done\s+"
                 r"with)|am\s+not\s+(?:into|a\s+fan\s+of)|(?:have\s+)?gone\s+off)")
 _TURNED = re.compile(
     rf"\bI\s+(?:(?P<liked>{_LIKED_THEN})|{_DISLIKED_THEN})\s+(?P<x>[^,.;!?]{{2,40}}?)"
