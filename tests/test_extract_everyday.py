@@ -493,3 +493,22 @@ def test_a_taste_that_turned_over(text: str, expected: set[Key]) -> None:
 ])
 def test_no_turned_taste_of_anyone_else_or_of_nothing(text: str) -> None:
     assert {k for k in keys(text) if k[1] in ("likes", "dislikes")} == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("these days I mostly use Linear instead of Jira",
+     {_u("uses", "Jira", stop=True), _u("uses", "Linear")}),
+    ("We had to rehome our dog Max.", {_u("has_pet", "Max", stop=True)}),
+    ("we rehomed our cat", {_u("has_pet", "cat", stop=True)}),
+    ("my dog Max loves the beach", {_u("has_pet", "Max")}),
+])
+def test_instead_of_and_a_pet_rehomed(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "You should use Linear instead of Jira", "Should I use Linear instead of Jira?",
+    "I'd use Linear instead of Jira", "I use it instead of Jira",
+])
+def test_no_instead_of_in_advice_a_question_or_a_supposition(text: str) -> None:
+    assert keys(text) == set()

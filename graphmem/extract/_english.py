@@ -264,6 +264,9 @@ RULES: list[Rule] = [
     # "these days I am on oat milk instead of regular milk"
     _rule("switch", r"\b(?:am|are)\s+(?:now\s+|mostly\s+)?(?:on|using|drinking|eating)\s+"
           r"(?P<obj2>[^,.;!?]+?)\s+instead\s+of\s+(?P<obj>[^,.;!?]+)"),
+    # "these days I mostly use Linear instead of Jira"
+    _rule("switch", r"\b(?:use|drink|eat|play|listen\s+to|read|watch)\s+(?P<obj2>[^,.;!?]+?)\s+"
+          r"instead\s+of\s+(?P<obj>[^,.;!?]+)"),
     _rule("stop_works", r"\b(?:left|quit)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+" + _O,
           self_only=True),
     _rule("stop_works", r"\bleft\s+(?P<obj>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})",
@@ -796,7 +799,13 @@ def hits(sentence: str, previous: list[Hit] | None = None) -> list[Hit]:
     if _HYPOTHETICAL_START.match(text):
         return []
     spans, found_all = Spans(), find_en(text)
-    for extra in (find_allergy_pronoun(text), find_endings(text), find_role_verbs(text),
+    endings = find_endings(text)
+    # an ending wins over the mention of the pet or person inside it ("we had to rehome
+    # our dog Max" ends Max; "our dog Max" alone would say Max is had)
+    found_all = [f for f in found_all
+                 if not (all(h.kind in ("pet", "family") for h in f[2])
+                         and any(s <= f[0] and f[1] <= e for s, e, _ in endings))]
+    for extra in (find_allergy_pronoun(text), endings, find_role_verbs(text),
                   find_turned_tastes(text)):
         found_all += [f for f in extra if all(f[1] <= s or f[0] >= e for s, e, _ in found_all)]
     for start, end, _ in found_all:
