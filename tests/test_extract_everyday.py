@@ -512,3 +512,24 @@ def test_instead_of_and_a_pet_rehomed(text: str, expected: set[Key]) -> None:
 ])
 def test_no_instead_of_in_advice_a_question_or_a_supposition(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("我已经不在阿里了，现在在字节", {_u("works_at", "字节")}),  # the new one ends the old
+    ("咖啡戒了一个月了，反倒爱上了喝茶", {_u("likes", "喝茶"), _u("prefers", "coffee", stop=True)}),
+    ("我们把猫送人了", {_u("has_pet", "猫", stop=True)}),
+    ("我在京东工作", {_u("works_at", "京东")}),
+])
+def test_chinese_changes_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("我现在在找工作", set()), ("我在家工作", set()),
+    ("我已经不在阿里了，现在在家带娃", {_u("works_at", "阿里", stop=True)}),
+    ("我妹妹不喝咖啡了，反倒爱上了喝茶", {_u("has_sister", "妹妹")}),
+    ("他们把猫送人了", set()),
+])
+def test_no_employer_from_a_job_hunt_or_home_nor_a_taste_of_hers(
+        text: str, kept: set[Key]) -> None:
+    assert keys(text) == kept

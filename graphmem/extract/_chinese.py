@@ -218,6 +218,11 @@ RULES: list[Rule] = [
     # 我最近换工作了：现在在蓝海数据 (a new employer named after the change)
     _rule("works", r"换了?(?:新)?工作了?[：:，,]\s*(?:现在|目前)?在(?P<obj>" + _N + r"{2,12}?)"
           r"(?=[，,。！？；;!?]|$|上班|工作)", self_only=True),
+    # 我已经不在阿里了，现在在字节: the employer after the one that ended
+    _rule("works", r"(?:不在" + _N + r"{1,12}?(?:工作|上班|干)?了|(?:离职|辞职|跳槽|被裁)了)[，,]\s*"
+          r"(?:现在|目前|如今)(?:跳到|去了|在)(?!家|老家|外地|国外|休息|找|准备|考虑)(?P<obj>" + _N
+          + r"{2,12}?)(?=[，,。！？；;!?]|$|上班|工作|干)",
+          self_only=True),
     _rule("use", r"戴(?:的是|着)(?P<obj>" + _N + r"{2,12})"),
     # 升职做销售经理了; 转行/改行 ends the employer too (a new trade, a new place)
     _rule("role", r"(?:升职|晋升|提拔)(?:做|当|为|成)了?(?P<obj>" + _N + r"{2,12})", self_only=True,
@@ -516,6 +521,10 @@ def _kind_after_flags(kind: str, flags: set[str], raw: str) -> str | None:
     return kind
 
 
+# What stands after 在 before 工作 without being an employer: 我在找工作, 现在在家带娃
+_NOT_EMPLOYER_ZH = re.compile(r"^(?:找|准备|考虑|等|家|家里|屋里|床上|路上|休息)|^(?:换|学|忙)$")
+
+
 def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hit], int]:
     gd = m.groupdict()
     conf = rule.confidence
@@ -587,7 +596,7 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [i for i in items if lookup(i) is not None]
     if kind in ("works", "stop_works"):
         loose = m.group(0).startswith(("在", "入职", "跳槽", "不在", "已经不在", "早就不在"))
-        items = [i for i in items if not is_place_zh(i)
+        items = [i for i in items if not is_place_zh(i) and not _NOT_EMPLOYER_ZH.match(i)
                  and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
     if kind in ("lives", "stop_lives", "move"):
         # 搬回老家苏州: the town, not "home town Suzhou"

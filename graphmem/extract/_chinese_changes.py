@@ -88,7 +88,8 @@ _PET_GONE_ZH = [
     re.compile(rf"我(?:的|家的?|们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
                rf"(?:{TIME_WORD_ZH}|已经|前几天|昨天|上周|不幸|因病)*"
                rf"(?:去世|死|病死|老死|走丢|跑丢|飞走|丢|送人|走)了(?=[，,。！!；;]|$)"),
-    re.compile(rf"把(?:我的|我家的?|我们家的?)(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
+    re.compile(rf"(?:(?:^|(?<=[，,]))我们?(?:{TIME_WORD_ZH}|已经|只好|只能|最后|还是|终于)*把"
+               rf"(?:我的|我家的?|我们家的?)?|把(?:我的|我家的?|我们家的?))(?P<species>{PET_ZH})(?P<name>[\u4e00-\u9fff]{{2,3}}?)?"
                rf"(?:送人|送走|送给[^，,。！？；;!?]{{1,6}})了"),
     # the pet's name alone, opening the sentence (雪球上个月送给朋友养了); a stop of a pet
     # no one stored changes nothing

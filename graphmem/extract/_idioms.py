@@ -251,6 +251,9 @@ _SPEAKER_ZH = re.compile(
     rf"|(?P<bad>受不了|接受不了|讨厌死了?|烦死了?|最烦|最怕|最讨厌|"
     rf"对(?P<dui2>{_HAN}{{1,10}}?)(?:无感|不感冒|没兴趣|没什么兴趣)))"
     rf"(?P<obj>{_HAN}{{0,12}})")
+# 咖啡戒了，反倒爱上了喝茶: a later clause, its speaker left out, takes to something
+_TOOK_TO_ZH = re.compile(rf"(?<=[，,])\s*(?:反倒|反而|倒是|现在|最近|后来|又|结果|居然|竟然)*"
+                         rf"(?:爱上了?|迷上了?|喜欢上了?)(?P<obj>{_HAN}{{1,12}})")
 # 还是美式顺口: of two, the one that suits
 _RATHER_ZH = re.compile(rf"还是(?P<obj>{_HAN}{{1,6}}?)(?:更|比较|最)?(?:顺口|好喝|好吃|香|舒服|"
                         rf"靠谱|好用|方便|实在|适合我)")
@@ -306,6 +309,9 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = m.group("dui") or m.group("dui2") or m.group("obj")
         obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
         add("dislike" if m.group("bad") else "like", _thing_zh(obj))
+    for m in _TOOK_TO_ZH.finditer(text):
+        if not _SOMEONE_ELSE_ZH.search(text[: m.start()]):  # 我妹…，反倒爱上了: hers
+            add("like", _thing_zh(m.group("obj")))
     for m in (*_AGAIN_ZH.finditer(text), *_ON_REPEAT_ZH.finditer(text)):
         add("like", m.group("obj"))
     for m in _SICKENED_ZH.finditer(text):
