@@ -533,3 +533,20 @@ def test_chinese_changes_said_in_passing(text: str, expected: set[Key]) -> None:
 def test_no_employer_from_a_job_hunt_or_home_nor_a_taste_of_hers(
         text: str, kept: set[Key]) -> None:
     assert keys(text) == kept
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I put gochujang on literally everything", {_u("likes", "gochujang")}),
+    ("I've been binging Severance", {_u("likes", "Severance")}),
+    ("been bingeing Succession all weekend", {_u("likes", "Succession")}),
+])
+def test_tastes_by_how_much_of_it(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I put that stuff on literally everything", "She puts ketchup on everything",
+    "I put the kids to bed",
+])
+def test_no_taste_of_a_pronoun_of_hers_or_of_bedtime(text: str) -> None:
+    assert keys(text) == set()

@@ -77,6 +77,7 @@ _TOPIC_EN = re.compile(
 _GOOD_LEAD_EN = (
     r"on\s+a(?:\s+(?:massive|huge|big|serious|real))?(?=\s+\S+(?:\s+\S+){0,3}\s+kick\b)|"
     r"revolve\s+around|revolves\s+around|rewatched|re-watched|reread|re-read|replayed|"
+    r"binging|bingeing|binge-watching|binge\s+watching|"
     r"hooked\s+on|addicted\s+to|a\s+(?:total\s+|huge\s+|big\s+)?sucker\s+for|crazy\s+about|"
     r"mad\s+about|nuts\s+about|big\s+on|all\s+about|keen\s+on|partial\s+to|passionate\s+about|"
     r"obsessed\s+with|in\s+love\s+with|fallen\s+(?:in\s+love\s+with|for)|"
@@ -138,7 +139,8 @@ _TAIL_EN = re.compile(
     r"like\s+\w+\s+times?|\w+\s+times|at\s+this\s+point|lol|haha|tbh|lmao|ngl|"
     r"last\s+\w+|"
     r"this\s+\w+|since\s+[\w\s]+|for\s+(?:years|ages|months|a\s+while)|every\s+(?:single\s+)?day|"
-    r"all\s+day|forever|on\s+repeat|for\s+days|and\s+(?:now|it|that|so|honestly).*|"
+    r"all\s+(?:day|week|weekend|night|month|year|summer)|every\s+(?:night|weekend|week)|"
+    r"forever|on\s+repeat|for\s+days|and\s+(?:now|it|that|so|honestly).*|"
     r"(?:,|—|-)\s.*)$", re.I)
 _LEAD_EN = re.compile(r"^(?:the\s+|a\s+|an\s+|some\s+|any\s+|all\s+)", re.I)
 _PEOPLE_THINGS = re.compile(r"^(?:people|guys|folks|someone|somebody|everyone|he|she|they|him|"
@@ -171,6 +173,12 @@ def _thing_en(raw: str, opens: bool = False) -> str:
     if opens and first[:1].isupper() and first[1:] == first[1:].lower():
         obj = obj[:1].lower() + obj[1:]
     return obj
+
+
+# "I put sriracha on literally everything": a taste by how much of it goes where
+_ON_EVERYTHING_EN = re.compile(
+    r"\bI\s+(?:put|add|pour|sprinkle|throw)\s+(?P<obj>[\w' -]{2,30}?)\s+(?:on|in|into)\s+"
+    r"(?:literally\s+|basically\s+|pretty\s+much\s+|almost\s+)?(?:everything|anything)\b", re.I)
 
 
 def tastes_en(text: str, found: Found) -> list[Hit]:
@@ -213,6 +221,11 @@ def tastes_en(text: str, found: Found) -> list[Hit]:
         obj = _thing_en(m.group("obj"))
         if obj and not _NOT_A_THING_EN.match(obj):
             out.append(Hit("stop_like", "self", obj, confidence=0.8))
+    for m in _ON_EVERYTHING_EN.finditer(text):
+        obj = _thing_en(m.group("obj"))
+        if obj and not _NOT_A_THING_EN.match(obj) and not already_named(found, obj) \
+                and not re.match(r"(?:it|them|that|this|those|these)\b", obj, re.I):
+            out.append(Hit("like", "self", obj, confidence=0.8))
     for m in _ONLY_EN.finditer(text):
         obj = _thing_en(m.group("obj"))
         if obj and not _NOT_A_THING_EN.match(obj) and not already_named(found, obj):
