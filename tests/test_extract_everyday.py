@@ -550,3 +550,22 @@ def test_tastes_by_how_much_of_it(text: str, expected: set[Key]) -> None:
 ])
 def test_no_taste_of_a_pronoun_of_hers_or_of_bedtime(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("没有什么比周末睡懒觉更爽的了", {_u("likes", "周末睡懒觉")}),
+    ("最近一直在追《繁花》", {_u("likes", "繁花")}),
+    ("我平时记账用的是钱迹", {_u("uses", "钱迹")}),  # 钱 alone is generic, not 钱迹
+])
+def test_chinese_tastes_and_apps_said_in_passing(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("我是个重度咖啡依赖者", {_u("prefers", "coffee")}),  # no "requires" of a copula
+    ("我记账用的是钱", set()), ("有什么比火锅更香的吗", set()),
+    ("我妈最近一直在追《繁花》", {_u("has_mother", "妈妈")}),
+])
+def test_no_lesson_of_who_i_am_nor_generic_money_nor_her_show(
+        text: str, kept: set[Key]) -> None:
+    assert keys(text) == kept

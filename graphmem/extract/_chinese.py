@@ -138,7 +138,7 @@ _LIST = re.compile(r"\s*(?:、|和|与|跟|以及|及|,|，|/|\s\+\s|\+|加上)\
 # What cannot be a list item before 和: nothing (和 opens the object) or a bare verb (吃和牛).
 _NO_ITEM = re.compile(r"|吃|喝|玩|看|听|用|打|踢|学|去|做")
 _PRONOUN = re.compile(r"^(?:你|他|她|它|我|您|这|那|什么|啥|哪|谁|自己|大家|人家|别人)")
-_BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起)")
+_BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起|是(?!枝|德))")  # 用的是钱: "是钱" is no name
 _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
 _ORG_SUFFIX = re.compile(
@@ -181,7 +181,7 @@ RULES: list[Rule] = [
     _rule("failed", _S + r"(?:因为|由于)(?P<obj>[^，,。；;！？!?]+?)(?:而|才)?"
           r"(?:又|一直)?" + _FAIL_VERB, subject="group"),
     _rule("requires", _S + r"(?:一定|必须|都|还|也|总是)?(?:需要|必须要?|"
-          r"要求|依赖|离不开)(?:用|使用|先|配置|设置)?(?P<obj>[^，,。；;！？!?]+?)(?:才能|才可以|"
+          r"要求|依赖|离不开)(?!者|性|症)(?:用|使用|先|配置|设置)?(?P<obj>[^，,。；;！？!?]+?)(?:才能|才可以|"
           r"才行|才|[，,。；;！？!?]|$)", subject="group"),
     # a car: 我开的是一辆大众朗逸; 换了辆特斯拉 (a new one); 朗逸卖掉了 (gone)
     _rule("use", r"开(?:的是)?(?:一辆|辆)(?P<obj>" + _N + r"{2,12})", self_only=True,
@@ -497,8 +497,8 @@ def _thing(text: str | None) -> str | None:
     t = re.sub(rf"^(?:{TIME_WORD_ZH}|{lead})+", "", text.strip())
     t = re.sub(rf"(?:又|总是|还是|一直|也|老是|经常|都|了|{TIME_WORD_ZH}|\s)+$", "", t)
     t = re.sub(r"^(?:这个|那个|这|那)(?=\S{2})", "", clean_edges(t))
-    if not t or len(t) > 20 or _PRONOUN.match(t) or t.endswith("不"):
-        return None
+    if not t or len(t) > 20 or _PRONOUN.match(t) or t.endswith("不") or t.startswith("是"):
+        return None  # 我是个重度咖啡依赖者: says who I am, names no thing
     return "project" if t in ("项目", "这个项目", "该项目", "本项目") else t
 
 
@@ -651,7 +651,7 @@ def _question_free(text: str) -> str | None:
     return t
 
 
-_REQUEST_ZH = re.compile(r"帮我|帮忙|麻烦你|请你|推荐|有没有|有啥|有什么|怎么|如何|该不该|能不能|"
+_REQUEST_ZH = re.compile(r"帮我|帮忙|麻烦你|请你|推荐|有没有|(?<!没)有啥|(?<!没)有什么|怎么|如何|该不该|能不能|"
                          r"可不可以|求(?:推荐|问)|是不是|要不要")
 
 
@@ -679,6 +679,9 @@ def _asks(clause: str) -> bool:
         return False
     if m.group(0) == "什么" and clause[m.end():m.end() + 1] == "的":
         return False  # 芒果班戟什么的: "and so on"
+    if m.group(0) in ("什么", "啥") and re.search(r"没(?:有)?$", clause[: m.start()]) \
+            and "比" in clause[m.end():]:
+        return False  # 没有什么比睡懒觉更爽的了: "nothing", said, not asked
     if m.group(0) in ("谁", "什么", "哪里", "哪儿", "怎么") and (
             re.search(r"[都也]", clause[m.end():]) or clause.count(m.group(0)) > 1):
         return False

@@ -322,6 +322,9 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
         obj = m.group("dui") or m.group("dui2") or m.group("obj")
         obj = re.split(r"[，,。；;！!？?]|尤其|特别是|因为|所以|但是|不过|，", obj)[0]
         add("dislike" if m.group("bad") else "like", _thing_zh(obj))
+    for m in (*_NOTHING_BETTER_ZH.finditer(text), *_FOLLOWING_ZH.finditer(text)):
+        if not _theirs(text, m.start()):
+            add("like", _thing_zh(m.group("obj")))
     for m in _TOOK_TO_ZH.finditer(text):
         if not _SOMEONE_ELSE_ZH.search(text[: m.start()]):  # 我妹…，反倒爱上了: hers
             add("like", _thing_zh(m.group("obj")))
@@ -392,7 +395,13 @@ _NOT_ALLERGEN_ZH = frozenset(("东西", "啥", "它", "什么", "这个", "那�
 # changes and habits said in passing: 我是咖啡重度爱好者, 周一又要去腾讯加班了, 离婚手续办完了,
 # Keep会员退了, 以前那么爱吃香菜, 对奶茶没啥兴趣了, 只看韩剧 / 韩剧基本不看了, 在上海租房
 _FAN_ZH = re.compile(rf"我是(?:个|一个)?(?:资深|重度|忠实|骨灰级)?的?(?P<obj>{_HAN}{{1,8}}?)"
-                     rf"(?:重度|资深|忠实)?(?:爱好者|迷|控|发烧友|狂热粉)")
+                     rf"(?:重度|资深|忠实)?(?:爱好者|迷|控|发烧友|狂热粉|依赖者|上瘾者|党)")
+# 没有什么比周末睡懒觉更爽的了: nothing better than it
+_NOTHING_BETTER_ZH = re.compile(rf"没(?:有)?(?:什么|啥)(?:能)?比(?P<obj>{_HAN}{{2,12}}?)更(?:爽|舒服|幸福|"
+                                rf"开心|快乐|香|享受|治愈|解压|好吃|好喝|好玩)")
+# 最近一直在追《繁花》: a show followed as it airs
+_FOLLOWING_ZH = re.compile(r"(?:^|我|(?<=[，,]))(?:最近|这阵子|这几天|天天|每天|一直|都|还|也|在)*"
+                           r"(?:追|在追|二刷|三刷|重温)(?:着)?《(?P<obj>[^》]{1,20})》")
 _OVERTIME_ZH = re.compile(rf"(?:去|在)(?P<obj>{_HAN}{{2,8}}?)(?:加班|打卡上班|值班)")
 _DIVORCED_ZH = re.compile(
     r"离婚(?:手续|协议)?(?:已经|终于|上周|上个月|刚)?(?:办完了|办好了|签了|了)")
