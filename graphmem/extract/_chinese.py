@@ -138,7 +138,8 @@ _LIST = re.compile(r"\s*(?:、|和|与|跟|以及|及|,|，|/|\s\+\s|\+|加上)\
 # What cannot be a list item before 和: nothing (和 opens the object) or a bare verb (吃和牛).
 _NO_ITEM = re.compile(r"|吃|喝|玩|看|听|用|打|踢|学|去|做")
 _PRONOUN = re.compile(r"^(?:你|他|她|它|我|您|这|那|什么|啥|哪|谁|自己|大家|人家|别人)")
-_BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起|是(?!枝|德))")  # 用的是钱: "是钱" is no name
+# 用的是钱: "是钱" is no name
+_BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起|是(?!枝|德))")
 _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
 _ORG_SUFFIX = re.compile(
@@ -651,7 +652,8 @@ def _question_free(text: str) -> str | None:
     return t
 
 
-_REQUEST_ZH = re.compile(r"帮我|帮忙|麻烦你|请你|推荐|有没有|(?<!没)有啥|(?<!没)有什么|怎么|如何|该不该|能不能|"
+_REQUEST_ZH = re.compile(r"帮我|帮忙|麻烦你|请你|推荐|有没有|(?<!没)有啥|(?<!没)有什么|怎么|如何|"
+                         r"该不该|能不能|"
                          r"可不可以|求(?:推荐|问)|是不是|要不要")
 
 
