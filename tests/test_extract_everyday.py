@@ -569,3 +569,13 @@ def test_chinese_tastes_and_apps_said_in_passing(text: str, expected: set[Key]) 
 def test_no_lesson_of_who_i_am_nor_generic_money_nor_her_show(
         text: str, kept: set[Key]) -> None:
     assert keys(text) == kept
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm between jobs right now", {_u("works_at", "(current)", stop=True)}),
+    ("my brother-in-law Tom is visiting", set()),  # no brother of mine
+    ("my mother in law is staying with us", set()),
+    ("my brother is unemployed", {_u("has_brother", "brother")}),  # his job, not mine
+])
+def test_between_jobs_and_in_laws(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

@@ -273,6 +273,8 @@ _JOB_ENDS = [
                             r"resigned\b(?!\s+(?:from|as)\b)", re.I)),
     ("stop_job", re.compile(r"\bI\s+(?:was|got|have\s+been|'ve\s+been)\s+(?:laid\s+off|let\s+"
                             r"go|made\s+redundant|fired)\b" + _NO_NAME_AFTER, re.I)),
+    ("stop_job", re.compile(r"\bI(?:'m|\s+am)\s+(?:currently\s+|now\s+|still\s+)?(?:between\s+"
+                            r"jobs|out\s+of\s+work|unemployed|jobless)\b", re.I)),
 ]
 
 

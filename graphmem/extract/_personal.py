@@ -42,7 +42,7 @@ _KIN_EN = {
     "grandfather": "grandfather", "twin": "twin",
 }
 KIN_EN = _KIN_EN
-_KIN_WORD = r"(?:" + "|".join(sorted(_KIN_EN, key=len, reverse=True)) + r")s?"
+_KIN_WORD = r"(?:" + "|".join(sorted(_KIN_EN, key=len, reverse=True)) + r")s?(?![- ]in[- ]laws?)"
 _KIN_ADJ = r"(?:(?:younger|older|little|big|baby|twin|step|half|eldest|youngest|elder)[- ]?)?"
 _COUNT = r"(?:an?|one|two|three|four|five|\d)\s+"
 _SPECIES = (
