@@ -579,3 +579,14 @@ def test_no_lesson_of_who_i_am_nor_generic_money_nor_her_show(
 ])
 def test_between_jobs_and_in_laws(text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+def test_video_editors_design_tools_and_trackers_are_one_slot_each() -> None:
+    """A new one in the slot is a choice that ends the old one in the service (the lexicon
+    gives them a domain: ``tool:video_editor`` and the like)."""
+    assert keys("现在都改用 Premiere 剪了，剪映导出来老是糊") == {
+        _u("uses", "Premiere Pro"), _u("prefers", "Premiere Pro")}
+    cats = {r.object: r.category for r in rels("用剪映剪vlog，Figma画图，Jira提需求")}
+    assert cats.get("CapCut") == "tool:video_editor"
+    assert {r.category for r in rels("I design everything in Figma")} == {"tool:design_tool"}
+    assert keys("I work in PR") == set()  # public relations, no video editor

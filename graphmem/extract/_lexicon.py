@@ -301,6 +301,31 @@ _DOMAINS: dict[str, dict[str, tuple[str, ...]]] = {
         "网易云音乐": ("NetEase Cloud Music", "网易云"),
         "酷狗音乐": ("Kugou Music", "酷狗"),
     },
+    # one main video editor, design tool and issue tracker is the usual case
+    "video_editor": {
+        "Premiere Pro": ("Premiere", "Adobe Premiere", "Adobe Premiere Pro", "PR"),
+        "Final Cut Pro": ("Final Cut", "FCPX", "Final Cut Pro X"),
+        "DaVinci Resolve": ("DaVinci", "Resolve", "达芬奇"),
+        "iMovie": (),
+        "CapCut": ("剪映",),
+        "必剪": (),
+    },
+    "design_tool": {
+        "Figma": (),
+        "Sketch": (),
+        "Adobe XD": ("XD",),
+        "Penpot": (),
+        "即时设计": (),
+        "MasterGo": (),
+    },
+    "issue_tracker": {
+        "Jira": ("Jira Software",),
+        "Linear": (),
+        "Asana": (),
+        "Trello": (),
+        "ClickUp": (),
+        "YouTrack": (),
+    },
     "cloud_storage": {
         "Dropbox": (),
         "Google Drive": (),
