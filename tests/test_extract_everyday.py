@@ -125,8 +125,8 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("I drink three cups of green tea a day.", {_u("prefers", "green tea")}),
     ("I watch anime pretty much every night.", {_u("likes", "anime")}),
     ("I've dropped Trello completely and write everything in Notion now.",
-     {_u("likes", "Trello", True), _u("uses", "Trello", True), _u("prefers", "Notion"),
-      _u("uses", "Notion")}),
+     {_u("prefers", "Trello", True), _u("uses", "Trello", True), _u("prefers", "Notion"),
+      _u("uses", "Notion")}),  # Trello is a known tracker: its slot ends
     # what a device runs; Chinese apps of one slot; habits and idioms of taste
     ("My laptop runs Debian now.", {_u("uses", "Debian"), _u("prefers", "Debian")}),
     ("我平时用夸克网盘传文件。", {_u("uses", "夸克网盘")}),
@@ -154,7 +154,8 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("My e-reader is a Kobo Clara.", {_u("uses", "Kobo Clara")}),
     # "we" moving home is the household; "we" moving to a tool is the project
     ("We moved to Bristol in August 2024.", {_u("lives_in", "Bristol")}),
-    ("We moved to Linear for our tickets.", {("project", "uses", "Linear", False)}),
+    ("We moved to Linear for our tickets.", {("project", "uses", "Linear", False),
+                                             ("project", "prefers", "Linear", False)}),
     # one thing of a kind in use, said as what it is
     ("My work laptop is a Dell XPS.", {_u("uses", "Dell XPS")}),
     ("我工作用的电脑是戴尔XPS。", {_u("uses", "Dell XPS")}),
@@ -320,7 +321,7 @@ def test_dev_split_score_floor() -> None:
     ("How do I make a rollup property in Notion that sums a column?", {_u("uses", "Notion")}),
     ("In Linear, is there a way to auto-assign new issues?", {_u("uses", "Linear")}),
     ("Cursor 里怎么让它只改我选中的那几行啊", {_u("uses", "Cursor")}),
-    ("用剪映剪vlog的时候怎么加关键帧啊", {_u("uses", "剪映")}),
+    ("用剪映剪vlog的时候怎么加关键帧啊", {_u("uses", "CapCut")}),  # the lexicon's spelling
     # named people and pets, the job, said on the way to a question or request
     ("Can you recommend a vet for my cat Luna?", {_u("has_pet", "Luna")}),
     ("my OpenAI key is sk-proj-7fQ2LmZx9RtB4vWc8NdK1aHy and it keeps failing, why??",
@@ -497,7 +498,8 @@ def test_no_turned_taste_of_anyone_else_or_of_nothing(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("these days I mostly use Linear instead of Jira",
-     {_u("uses", "Jira", stop=True), _u("uses", "Linear")}),
+     {_u("uses", "Jira", stop=True), _u("prefers", "Jira", stop=True), _u("uses", "Linear"),
+      _u("prefers", "Linear")}),
     ("We had to rehome our dog Max.", {_u("has_pet", "Max", stop=True)}),
     ("we rehomed our cat", {_u("has_pet", "cat", stop=True)}),
     ("my dog Max loves the beach", {_u("has_pet", "Max")}),
