@@ -592,3 +592,19 @@ def test_video_editors_design_tools_and_trackers_are_one_slot_each() -> None:
     assert cats.get("CapCut") == "tool:video_editor"
     assert {r.category for r in rels("I design everything in Figma")} == {"tool:design_tool"}
     assert keys("I work in PR") == set()  # public relations, no video editor
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("cancelled my Spotify sub, it got way too pricey",
+     {_u("uses", "Spotify", stop=True), _u("prefers", "Spotify", stop=True)}),
+    ("I let my Duolingo streak die and deleted the app",
+     {_u("uses", "Duolingo", stop=True), _u("prefers", "Duolingo", stop=True)}),
+    ("I stopped paying for ChatGPT Plus", {_u("uses", "ChatGPT Plus", stop=True)}),
+])
+def test_a_subscription_or_app_ended(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", ["deleted the app", "I stopped paying for the gym"])
+def test_no_ending_of_an_app_never_named_or_of_a_gym(text: str) -> None:
+    assert keys(text) == set()

@@ -662,6 +662,12 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if kind in ("use", "now_use"):  # "the whole vault syncs through Syncthing" names no tool
         items = [i for i in items if len(i.split()) <= 4 or lookup(i) is not None]
     kinds = [kind] * len(items)
+    if kind.startswith("stop_"):
+        # "deleted the app", "cancelled the subscription": the product named before it in
+        # the sentence, else nothing ("I let my Duolingo streak die and deleted the app")
+        items = [_named_before(text[: m.start()]) if _GENERIC_THING.match(i) else i
+                 for i in items]
+        items = [i for i in items if i]
     if kind == "stop_use" and check == "give_up":
         kinds, items = _given_up(gd.get("verb") or "", raw_obj, items)
     elif kind == "stop_use":
@@ -701,6 +707,20 @@ _LEARNED_ON = re.compile(r"^\s+(?P<prep>on|with|using|through)\s+(?P<app>(?-i:[A
                          r"(?:\s+(?-i:[A-Z])[\w.+-]*){0,2})\b", re.I)
 
 
+_GENERIC_THING = re.compile(r"^(?:the\s+|that\s+|this\s+)?(?:app|apps|subscription|sub|membership|"
+                            r"account|service|platform|thing|program|plan)$", re.I)
+
+
+def _named_before(prefix: str) -> str | None:
+    """The last product the lexicon knows among the capitalised names in ``prefix``."""
+    for m in reversed(list(re.finditer(r"(?-i:[A-Z])[\w+.-]*(?:\s+(?-i:[A-Z])[\w+.-]*)?",
+                                       prefix))):
+        for name in (m.group(0), m.group(0).split()[0]):
+            if lookup(name) is not None:
+                return name
+    return None
+
+
 def _given_up(verb: str, raw: str, items: list[str]) -> tuple[list[str], list[str]]:
     """(kinds, objects) of "I quit / gave up / cut out X": a known tool stops being used; an
     "-ing" habit or game stops being liked ("I quit smoking", "gave up playing tennis");
@@ -709,6 +729,13 @@ def _given_up(verb: str, raw: str, items: list[str]) -> tuple[list[str], list[st
     kinds: list[str] = []
     out: list[str] = []
     for item in items:
+        paid = re.match(r"^(?:paying\s+for|subscribing\s+to|using)\s+(?P<x>\S.*)$", item, re.I)
+        if paid:  # "I stopped paying for ChatGPT Plus": a product no longer used
+            product = tidy(paid.group("x"))
+            if product[:1].isupper() or lookup(product) is not None:  # not "the gym"
+                kinds.append("stop_use")
+                out.append(product)
+            continue
         taste = gerund_taste(item)
         if lookup(item) is not None:
             kinds.append("stop_use")
