@@ -608,3 +608,19 @@ def test_a_subscription_or_app_ended(text: str, expected: set[Key]) -> None:
 @pytest.mark.parametrize("text", ["deleted the app", "I stopped paying for the gym"])
 def test_no_ending_of_an_app_never_named_or_of_a_gym(text: str) -> None:
     assert keys(text) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("it's pouring in Seattle again. suggest some indoor stuff?", {_u("lives_in", "Seattle")}),
+    ("我们杭州这边最近天天下雨", {_u("lives_in", "杭州")}),
+])
+def test_a_home_told_by_its_weather_or_as_our_place_here(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "it's raining in Paris again, glad I'm not there", "it's pouring in Seattle today",
+    "我们公司这边加班很多", "他们北京那边很冷",
+])
+def test_no_home_from_weather_elsewhere_once_or_a_company_here(text: str) -> None:
+    assert {k for k in keys(text) if k[1] == "lives_in"} == set()

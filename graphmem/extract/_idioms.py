@@ -426,6 +426,8 @@ _NO_LONGER_ZH = re.compile(
     rf"(?:^|(?<=[，,]))(?:现在)?(?P<obj>{_HAN}{{2,8}}?)(?:我)?(?:基本|几乎|已经|早就)*"
     rf"(?:不看了|不听了|不玩了|不追了|不喝了|不吃了|不用了)")
 _LIVES_BY_ZH = re.compile(rf"在(?P<obj>{_HAN}{{2,6}}?)(?:租房|租了房|漂|定居|安家|买了房|买房)")
+# 我们杭州这边最近天天下雨: "our Hangzhou here", the speaker's place
+_OUR_PLACE_ZH = re.compile(rf"我们(?P<obj>{_HAN}{{2,4}}?)(?:这边|这里|这儿)")
 
 
 # what each of the plain ones says: a taste, a taste or an app ended
@@ -472,7 +474,7 @@ def _changes_zh(text: str, out: list[Hit], kinds: set[str]) -> None:
         obj = _TRIM_ZH.sub("", m.group("obj"))
         if len(obj) >= 2 and not _SOMEONE_ELSE_ZH.search(obj):
             out.append(Hit("stop_either", "self", obj, confidence=0.8))
-    for m in _LIVES_BY_ZH.finditer(text):
+    for m in (*_LIVES_BY_ZH.finditer(text), *_OUR_PLACE_ZH.finditer(text)):
         if _theirs(text, m.start()):
             continue
         if m.group("obj") in PLACES and not kinds & {"lives", "move", "move_from"}:

@@ -560,13 +560,22 @@ _NOT_HOME_EN = re.compile(
     r"\s+on\s+a|weekend\s+away|staying|stayed|booked|book)\b|\w['’]s\s", re.I)
 
 
+# "it's pouring in Seattle again": the weather of where one lives, said as a thing that recurs
+_WEATHER_HOME_EN = re.compile(
+    rf"\b(?:it\s+is|it's|it\s+has\s+been|been)\s+(?:\w+\s+){{0,2}}?(?:pouring|raining|"
+    rf"snowing|freezing|sweltering|scorching|boiling|humid|muggy|grey|gray)\b[^.!?]{{0,20}}?"
+    rf"\b(?:here\s+)?in\s+(?P<place>{_NAME_EN})\s+again\b", re.I)
+
+
 def homes_in_passing_en(text: str, found: Found) -> list[Hit]:
     """A ``lives`` hit for the place an English sentence names as the speaker's home in
     passing, where no rule read a home (confidence 0.7)."""
     if any(h.kind in ("lives", "move", "relocate", "stop_lives", "move_from")
            for _, _, hits in found for h in hits) or _NOT_HOME_EN.search(text):
         return []
-    m = _HOME_IN_EN.search(text) or _PLACE_HOME_EN.search(text)
+    m = _HOME_IN_EN.search(text) or _PLACE_HOME_EN.search(text) or (
+        _WEATHER_HOME_EN.search(text) if not re.search(r"\b(?:over\s+)?there\b", text, re.I)
+        else None)  # "it's raining in Paris again, glad I'm not there"
     if m is None or m.group("place").split()[0] in _NOT_NAMES or m.group("place") in _NOT_PLACES:
         return []
     return [Hit("lives", "self", m.group("place"), confidence=0.7)]
