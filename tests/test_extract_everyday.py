@@ -624,3 +624,14 @@ def test_a_home_told_by_its_weather_or_as_our_place_here(text: str, expected: se
 ])
 def test_no_home_from_weather_elsewhere_once_or_a_company_here(text: str) -> None:
     assert {k for k in keys(text) if k[1] == "lives_in"} == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Booked flights to Oaxaca for Día de los Muertos!!", {_u("plans_to", "travel to Oaxaca")}),
+    ("I bought train tickets to Edinburgh", {_u("plans_to", "travel to Edinburgh")}),
+    ("She booked flights to Rome", set()),
+    ("She got tickets to Taylor Swift", set()),  # a concert, and hers
+    ("my sister booked flights to Rome", {_u("has_sister", "sister")}),
+])
+def test_a_trip_booked(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

@@ -762,11 +762,24 @@ def _base(verb: str) -> str:
     return stem
 
 
+_SOMEONE_BOOKED_EN = re.compile(r"\b(?:he|she|they|my\s+\w+|his|her|their)\s*(?:just\s*)?$",
+                                re.I)
+# "Booked flights to Oaxaca for Día de los Muertos!!": a trip to come
+_BOOKED_TRIP_EN = re.compile(
+    rf"\b(?:I\s+|we\s+)?(?:just\s+|finally\s+)?(?:booked|bought)\s+(?:my\s+|our\s+|the\s+)?"
+    rf"(?:flights?|(?:plane|train|return|one-way)\s+tickets?|a\s+trip|a\s+flight)\s+"
+    rf"(?:back\s+)?to\s+(?P<place>{_NAME_EN})\b", re.I)
+
+
 def plans_in_passing_en(text: str, found: Found) -> list[Hit]:
-    """``plan`` hits for a plan said in the present tense with a time to come."""
+    """``plan`` hits for a plan said in the present tense with a time to come, or a trip
+    booked."""
     if any(h.kind in ("plan", "goal") for _, _, hits in found for h in hits):
         return []
     out: list[Hit] = []
+    trip = _BOOKED_TRIP_EN.search(text)
+    if trip and not _SOMEONE_BOOKED_EN.search(text[: trip.start()]):
+        out.append(Hit("plan", "self", f"travel to {trip.group('place')}", confidence=0.8))
     for m in _PLAN_NOW_EN.finditer(text):
         verb = m.group("verb").lower()
         if not (m.group("when0") or m.group("when")) or verb in _NOT_A_PLAN_VERB:
