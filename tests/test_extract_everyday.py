@@ -635,3 +635,25 @@ def test_no_home_from_weather_elsewhere_once_or_a_company_here(text: str) -> Non
 ])
 def test_a_trip_booked(text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("我在蔚来做售后的，最近投诉特别多", {_u("works_at", "蔚来"), _u("has_role", "售后")}),
+    ("刚入手了佳明265，怎么设置心率区间啊", {_u("uses", "Garmin 265")}),
+    ("家里装了个小爱音箱", {_u("uses", "小爱音箱")}),
+    ("my kindle paperwhite stopped syncing highlights", {_u("uses", "Kindle Paperwhite")}),
+    ("my iphone keeps crashing", {_u("uses", "iPhone")}),
+])
+def test_work_functions_and_devices_got_or_owned(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("我喜欢做设计", {_u("likes", "做设计")}),  # a taste, no role
+    ("我想当老师", set()), ("我买了个手表", set()), ("我妈买了个小米手表", {_u("has_mother", "妈妈")}),
+    ("my old kindle is in a drawer", set()), ("if my kindle dies I'll cry", set()),
+    ("my sister's kindle is broken", {_u("has_sister", "sister")}),
+])
+def test_no_role_from_a_wish_nor_a_device_of_the_past_hers_or_unnamed(
+        text: str, kept: set[Key]) -> None:
+    assert keys(text) == kept

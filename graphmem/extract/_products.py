@@ -257,7 +257,23 @@ def owned_en(text: str, found: Found) -> list[Hit]:
                 found, " ".join(words), second_too=True) or any(h.obj == obj for h in out):
             continue
         out.append(Hit("use", "self", obj, confidence=0.7))
+    # "my kindle stopped syncing": a device the lexicon knows, written in lower case
+    for m in _MY_LOWER_EN.finditer(text):
+        words = m.group("name").split()
+        while words:
+            obj, term = canonicalize(" ".join(words))
+            if term is not None:
+                break
+            words.pop()
+        if not words or term is None or term.domain not in ONE_AT_A_TIME \
+                or not _speaker_says(text, m.start()) or already_named(found, obj) \
+                or any(h.obj == obj for h in out):
+            continue
+        out.append(Hit("use", "self", obj, confidence=0.7))
     return out
+
+
+_MY_LOWER_EN = re.compile(r"\bmy\s+(?:new\s+)?(?P<name>[a-z][\w+-]*(?:\s+[a-z0-9][\w+-]*){0,2})")
 
 
 # --------------------------------------------------------------------------- Chinese
@@ -323,6 +339,14 @@ def _speaker_says_zh(clause: str) -> bool:
     return clause.rfind("我") > other[-1] and not _MY_OTHER_ZH.search(tail)
 
 
+# 刚入手了佳明265, 家里装了个小爱音箱: a device got, named by its model or its kind
+_GOT_DEVICE_ZH = re.compile(
+    r"(?:^|(?<=[我，,家]))(?:里)?(?:刚|新|最近|前两天|上周|终于|刚刚)*(?:入手了?|入了|装了|添了|买了)"
+    r"(?:一台|一个|一块|一副|个|台|块|副)?(?P<name>(?![个台块副一])[\u4e00-\u9fffA-Za-z]{1,6}(?:\s?\d{2,4}[A-Za-z]*"
+    r"|音箱|路由器|扫地机(?:器人)?|投影仪|手表|耳机|平板|电纸书|阅读器|相机|无人机))"
+    r"(?![\u4e00-\u9fff])")
+
+
 def products_zh(text: str, found: Found) -> list[Hit]:
     """``use`` hits for the products of a Chinese sentence no rule has read."""
     out: list[Hit] = []
@@ -332,6 +356,11 @@ def products_zh(text: str, found: Found) -> list[Hit]:
         clause = text[start:end]
         if not clause or not _speaker_says_zh(clause) or _NOT_SO_ZH.search(clause):
             continue
+        for m in _GOT_DEVICE_ZH.finditer(clause):
+            name = m.group("name")
+            if not already_named(found, name) and all(h.obj != name for h in out) \
+                    and not _GENERIC_ZH.match(name):
+                out.append(Hit("use", "self", name, confidence=0.7))
         for m in _LATIN_ZH.finditer(clause):
             name = m.group("name").strip(" .-_")
             before, after = clause[: m.start()], clause[m.end():]
