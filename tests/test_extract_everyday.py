@@ -650,7 +650,8 @@ def test_work_functions_and_devices_got_or_owned(text: str, expected: set[Key]) 
 
 @pytest.mark.parametrize(("text", "kept"), [
     ("我喜欢做设计", {_u("likes", "做设计")}),  # a taste, no role
-    ("我想当老师", set()), ("我买了个手表", set()), ("我妈买了个小米手表", {_u("has_mother", "妈妈")}),
+    ("我想当老师", set()), ("我买了个手表", set()),
+    ("我妈买了个小米手表", {_u("has_mother", "妈妈")}),
     ("my old kindle is in a drawer", set()), ("if my kindle dies I'll cry", set()),
     ("my sister's kindle is broken", {_u("has_sister", "sister")}),
 ])
