@@ -658,3 +658,16 @@ def test_work_functions_and_devices_got_or_owned(text: str, expected: set[Key]) 
 def test_no_role_from_a_wish_nor_a_device_of_the_past_hers_or_unnamed(
         text: str, kept: set[Key]) -> None:
     assert keys(text) == kept
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Just accepted an offer from Rivian!!! gonna be a battery test engineer.",
+     {_u("works_at", "Rivian"), _u("has_role", "battery test engineer")}),
+    ("I'm going to be a data analyst at Shopify",
+     {_u("works_at", "Shopify"), _u("has_role", "data analyst")}),
+    ("下个月开始备孕了，叶酸需要提前多久吃", {_u("plans_to", "备孕")}),  # 多久 asks
+    ("it's going to be a long day", set()), ("I'm gonna be a dad!", set()),
+    ("我妈下个月开始退休了", {_u("has_mother", "妈妈")}),
+])
+def test_a_job_to_come_and_what_starts_next_month(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

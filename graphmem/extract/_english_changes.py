@@ -87,6 +87,10 @@ CHANGE_RULES: list[Rule] = [
           + _ORG),
     _rule("works", r"\b(?P<who>my)\s+(?:current\s+|new\s+)?employer\s+is\s+" + _ORG,
           subject="self"),
+    # "Just accepted an offer from Rivian!!! gonna be a battery test engineer"
+    _rule("role", r"\b(?:am\s+)?(?:gonna|going\s+to)\s+be\s+(?:an?|the)\s+"
+          r"(?P<obj>[a-z][\w -]{1,30}?)(?=\s+(?:at|for|in|on|there|starting|from)\b|\s*[.,;!]|$)",
+          self_only=True, extra={"check": "role"}),
     _rule("role", r"\b(?:got|was|been)\s+promoted\s+to\s+(?:an?\s+|the\s+)?"
           r"(?P<obj>[a-z][\w -]{1,30}?)(?=\s+(?:last|this|in|at|on|after|yesterday|today|"
           r"recently|a\s+few)\b|\s*[.,;!]|$)",
