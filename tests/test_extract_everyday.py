@@ -671,3 +671,18 @@ def test_no_role_from_a_wish_nor_a_device_of_the_past_hers_or_unnamed(
 ])
 def test_a_job_to_come_and_what_starts_next_month(text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I break out in hives if I eat strawberries", {_u("allergic_to", "strawberries")}),
+    ("I get hives whenever I eat shellfish", {_u("allergic_to", "shellfish")}),
+    ("I'm celiac", {_u("allergic_to", "gluten")}),
+    ("we have twin boys, Max and Leo", {_u("has_son", "Max"), _u("has_son", "Leo")}),
+    ("I have two girls", {_u("has_daughter", "daughter")}),
+    ("my son gets hives when he eats eggs", {_u("has_son", "son")}),  # his allergy
+    ("my sister is celiac", {_u("has_sister", "sister")}),
+    ("the boys are at school", set()),
+])
+def test_allergies_by_their_symptom_and_children_as_boys_or_girls(
+        text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

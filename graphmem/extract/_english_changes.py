@@ -130,6 +130,12 @@ CHANGE_RULES: list[Rule] = [
     _rule("allergy", r"(?:^|(?<=[,;:])\s*)(?P<obj>[\w -]{2,30}?)\s+(?:gives|give|gave)\s+me\s+"
           r"(?:hives|a\s+rash|rashes|an\s+allergic\s+reaction|a\s+reaction|anaphylaxis)\b",
           subject="self"),
+    # "I break out in hives if I eat strawberries", "my lips swell up when I eat kiwi"
+    _rule("allergy", r"\b(?:break|broke)\s+out\s+in\s+(?:hives|a\s+rash|spots)\s+(?:if|when|"
+          r"whenever|every\s+time)\s+I\s+(?:eat|touch|take|have|drink|use)\s+" + _O,
+          subject="self"),
+    _rule("allergy", r"\b(?:get|got)\s+(?:hives|a\s+rash|rashes)\s+(?:if|when|whenever|every\s+"
+          r"time)\s+I\s+(?:eat|touch|take|have|drink|use)\s+" + _O),
     # a car is a thing in use, named: "I drive a Toyota Corolla"; sold, it ends
     _rule("use", r"\bdrive\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+|secondhand\s+|"
           r"electric\s+)?" + _ORG, self_only=True),
@@ -448,8 +454,16 @@ _ALLERGIC_TO_IT = re.compile(
     r"(?P<pro>\s+to\s+(?:it|them))?\s*[.!]?\s*$", re.I)
 
 
+_CELIAC = re.compile(r"\bI\s+(?:am|have|was\s+diagnosed\s+with)\s+(?:a\s+)?(?:celiac|coeliac)\b"
+                     r"(?!\s+(?:friend|cousin|sister|brother|mum|mom|dad|son|daughter))", re.I)
+
+
 def find_allergy_pronoun(text: str) -> Found:
-    """"Penicillin gives me a rash, I'm allergic to it": the allergen named before."""
+    """"Penicillin gives me a rash, I'm allergic to it": the allergen named before; "I'm
+    celiac": gluten."""
+    celiac = _CELIAC.search(text)
+    if celiac:
+        return [(celiac.start(), celiac.end(), [Hit("allergy", "self", "gluten")])]
     m = _ALLERGIC_TO_IT.search(text)
     thing = antecedent(text, m.start()) if m else None
     if not m or not thing:

@@ -112,6 +112,10 @@ _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
         rf"(?P<names>{_NAME_EN})\b{_GOES_ON}"
         rf"(?![^.;!?]*\b(?:died|passed\s+away|put\s+down|rehomed|re-homed|ran\s+away|"
         rf"went\s+missing)\b)", re.I)),
+    ("family", re.compile(  # "we have twin boys, Max and Leo": sons
+        rf"\b(?:I|we)\s+have\s+(?:{_COUNT})?(?:twin\s+|little\s+|young\s+|teenage\s+|grown\s+)?"
+        rf"(?P<kin>boys|girls)\b(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*"
+        rf"(?P<list>{_NAMES_EN})\b)?", re.I)),
     ("family", re.compile(
         rf"\b(?:I|we)\s+have\s+(?:{_COUNT})?{_KIN_ADJ}(?P<kin>{_KIN_WORD})\b"
         rf"(?:\s*,?\s+(?:named|called)\s+(?P<names>{_NAMES_EN})|\s*,\s*(?P<list>{_NAMES_EN})\b)?",
@@ -208,7 +212,8 @@ def _hits_en(kind: str, m: re.Match[str]) -> list[Hit]:
         return [Hit("pet", "self", n, species, confidence=0.9) for n in names] or [
             Hit("pet", "self", species, species, confidence=0.85)]
     kin_word = gd["kin"].lower()
-    kin = _KIN_EN.get(kin_word) or _KIN_EN.get(kin_word.rstrip("s"), "relative")
+    kin = {"boys": "son", "girls": "daughter"}.get(kin_word) or _KIN_EN.get(kin_word) \
+        or _KIN_EN.get(kin_word.rstrip("s"), "relative")
     if names:
         return [Hit("family", "self", n, kin) for n in names]
     if not m.group(0).lower().startswith(("i ", "we ")):
