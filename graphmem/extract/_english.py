@@ -661,13 +661,13 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [like_object(i) for i in items]
     if kind in ("use", "now_use"):  # "the whole vault syncs through Syncthing" names no tool
         items = [i for i in items if len(i.split()) <= 4 or lookup(i) is not None]
-    kinds = [kind] * len(items)
     if kind.startswith("stop_"):
         # "deleted the app", "cancelled the subscription": the product named before it in
         # the sentence, else nothing ("I let my Duolingo streak die and deleted the app")
-        items = [_named_before(text[: m.start()]) if _GENERIC_THING.match(i) else i
+        named = [_named_before(text[: m.start()]) if _GENERIC_THING.match(i) else i
                  for i in items]
-        items = [i for i in items if i]
+        items = [i for i in named if i]
+    kinds = [kind] * len(items)
     if kind == "stop_use" and check == "give_up":
         kinds, items = _given_up(gd.get("verb") or "", raw_obj, items)
     elif kind == "stop_use":
