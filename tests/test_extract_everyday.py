@@ -686,3 +686,19 @@ def test_a_job_to_come_and_what_starts_next_month(text: str, expected: set[Key])
 def test_allergies_by_their_symptom_and_children_as_boys_or_girls(
         text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm from Ohio originally but live in NYC", {_u("lives_in", "NYC")}),
+    ("I love coffee but hate tea", {_u("prefers", "coffee"), _u("dislikes", "tea")}),
+    ("just moved here to Lisbon", {_u("lives_in", "Lisbon")}),
+    ("I'm new to Austin, any tips?", {_u("lives_in", "Austin")}),
+    ("搬回成都定居了", {_u("lives_in", "成都")}),
+    ("我回老家长沙了，以后就在这边发展", {_u("lives_in", "长沙")}),
+    ("She lives in Paris but works in London", set()), ("I'm new to Python", set()),
+    ("she's new to Austin", set()), ("我回老家长沙过年了", set()),
+    ("我妈回老家长沙了", {_u("has_mother", "妈妈")}),
+])
+def test_homes_said_after_but_or_as_a_newcomer_or_gone_home(
+        text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

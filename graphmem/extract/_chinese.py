@@ -279,6 +279,9 @@ RULES: list[Rule] = [
           r"(?![了过院宿着手口址的房宅户])" + _O, self_only=True),
     _rule("move", r"(?:搬到|搬去|搬来|搬家到|搬回|移居到?|移民到?)了?" + _O, self_only=True),
     _rule("move", r"来到了?" + _O, self_only=True, extra={"check": "place"}),
+    # 我回老家长沙了，以后就在这边发展: gone back home for good (not 回老家过年, no place)
+    _rule("move", r"回(?:了)?老家(?P<obj>" + _NZ + r"{2,6}?)(?:了|啦)(?=[，,。！？；;!?]|$)",
+          self_only=True, extra={"check": "place"}),
     # 回老家长沙定居快半年了: settled in a town, said before 定居
     _rule("move", r"(?:回老家|回到|回)?(?P<obj>" + _NZ + r"{2,6}?)定居(?!在|于)", self_only=True,
           extra={"check": "place"}),
@@ -605,6 +608,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if kind in ("lives", "stop_lives", "move"):
         # 搬回老家苏州: the town, not "home town Suzhou"
         items = [re.sub(r"^(?:老家|家乡|故乡)(?=[\u4e00-\u9fff]{2})", "", i) for i in items]
+        items = [re.sub(r"(?<=[\u4e00-\u9fff]{2})(?:定居|安家|生活|发展|养老)$", "", i)
+                 for i in items]  # 搬回成都定居了: 成都
         items = [i for i in items if len(i) <= 12]
         if household:
             if not all(is_place_zh(i) for i in items):

@@ -316,7 +316,12 @@ RULES: list[Rule] = [
           r"settled)\s+in\s+(?:(?:an?|the|our|my)\s+(?:(?:small|tiny|big|little|shared|new|"
           r"rented)\s+)?(?:flat|house|apartment|studio|place|condo|cottage)\s+in\s+)?" + _O,
           self_only=True),
-    _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+" + _O),
+    _rule("move", r"\b(?:moved|relocated)\s+(?:back\s+|over\s+|here\s+|out\s+here\s+)?to\s+" + _O),
+    # "I'm new to Austin, any tips?": a newcomer to a town (a name the places list or a
+    # capital says is one; not "new to Python")
+    _rule("move", r"\bam\s+(?:pretty\s+|fairly\s+|very\s+|totally\s+)?new\s+(?:to|in)\s+"
+          r"(?:the\s+)?(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)(?=\s*(?:[,.!?;]|$|"
+          r"and\b|so\b|-))", self_only=True, extra={"check": "place"}),
     _rule("lives", r"^\s*(?:living|"
                    r"life)\s+in\s+(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"
           # "living in Austin in August should be illegal"
@@ -657,6 +662,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         items = [re.split(r"\s+(?:running|with|on|that|which)\s+", i, maxsplit=1)[0]
                  for i in items]
         items = [i for i in items if lookup(i) is not None or i[:1].isupper() or i[:1].isdigit()]
+    if check == "place":  # "I'm new to Austin", not "new to Python" or "new to Reddit"
+        items = [i for i in items if i in PLACES_EN]
     if kind in ("like", "dislike", "stop_like"):
         items = [like_object(i) for i in items]
     if kind in ("use", "now_use"):  # "the whole vault syncs through Syncthing" names no tool

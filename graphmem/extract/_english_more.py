@@ -66,7 +66,7 @@ EARLY_RULES: list[Rule] = [
     _rule("like", r"\b(?:have|has)\s+(?:a\s+)?(?:soft\s+spot|weakness)\s+for\s+" + _O),
 ]
 
-_CARRY_BREAK = re.compile(r"(?:\band|\bthen|,)\s*$", re.I)
+_CARRY_BREAK = re.compile(r"(?:\band|\bthen|\bbut|,)\s*$", re.I)
 _FIRST_PERSON_CLAUSE = re.compile(
     r"^\s*(?:[A-Za-z]+\s+){0,3}?(?P<who>I|[Ww]e)\s+(?!think\b|guess\b|heard\b|hear\b|"
     r"believe\b|wonder\b|was\s+told\b|am\s+told\b|doubt\b)",
@@ -76,12 +76,13 @@ _BREAK = re.compile(r"[;:()\"—–]|\b(?:but|so|because|although|though|while|w
 
 def carried_subject(prefix: str, clause: str) -> str | None:
     """The subject a verb with none of its own carries over from a first-person clause:
-    "I moved to Lisbon and joined Paylane" (the "I" of "moved" also joined: ``"self"``),
+    "I moved to Lisbon and joined Paylane" (the "I" of "moved" also joined: ``"self"``; "I'm
+    from Ohio but live in NYC" lives there),
     "we sold the house and moved to Devon" (``"project"``: "we"); None when there is none."""
     head = prefix[: len(prefix) - len(clause)] if clause and prefix.endswith(clause) else prefix
     if not _CARRY_BREAK.search(head):
         return None
-    before = re.split(r"\b(?:and|then)\s*$|,\s*$", head.rstrip(), flags=re.I)[0]
+    before = re.split(r"\b(?:and|then|but)\s*$|,\s*$", head.rstrip(), flags=re.I)[0]
     previous = re.split(r",", _BREAK.split(before)[-1])[-1]
     m = _FIRST_PERSON_CLAUSE.match(previous)
     if not m:
