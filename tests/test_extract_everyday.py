@@ -702,3 +702,18 @@ def test_allergies_by_their_symptom_and_children_as_boys_or_girls(
 def test_homes_said_after_but_or_as_a_newcomer_or_gone_home(
         text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I've been a nurse for 10 years", {_u("has_role", "nurse")}),  # not works_at "10 years"
+    ("I'm a nurse for 3M", {_u("has_role", "nurse"), _u("works_at", "3M")}),
+    ("I quit teaching to become a developer", {_u("likes", "teaching", stop=True)}),
+    ("I'm planning to move to Lisbon to be closer to my family",
+     {_u("plans_to", "move to Lisbon")}),
+    ("I'm interning at NASA this summer", {_u("works_at", "NASA")}),
+    ("I went part-time at Costco", {_u("works_at", "Costco")}),
+    ("my son is interning at NASA", {_u("has_son", "son")}),
+])
+def test_work_said_with_a_duration_a_purpose_or_an_internship(
+        text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected

@@ -310,6 +310,10 @@ RULES: list[Rule] = [
           r"(?:an?\s+)?" + _O, subject="self"),
     _rule("works", r"\b(?:work|works|working|worked)\s+(?:remotely\s+|full[- ]time\s+|"
           r"part[- ]time\s+)?(?:at|for)\s+" + _O, self_only=True),
+    # "I'm interning at NASA this summer", "I went part-time at Costco" (a name after it)
+    _rule("works", r"\b(?:interning|am\s+an\s+intern|went\s+(?:part|full)[- ]time|am\s+"
+          r"(?:part|full)[- ]time)\s+(?:at|with|for)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)",
+          self_only=True),
     _rule("works", r"\b(?:started\s+(?:working\s+)?at|got\s+(?:a\s+job|hired)\s+(?:at|by)|"
           r"am\s+employed\s+(?:at|by)|joined)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)", self_only=True),
     _rule("lives", r"\b(?:live|lives|living|lived|reside|resides|residing|based|located|"
@@ -784,6 +788,9 @@ def _tail_hits(kind: str, subject: str, tail: str, conf: float) -> list[Hit]:
     if not m:
         return []
     obj = m.group("obj")
+    if other == "works" and re.match(r"\d+\s*(?:years?|yrs?|months?|weeks?|days?|hours?|"
+                                      r"decades?)\b", obj, re.I):
+        return []  # "I've been a nurse for 10 years": how long, not where
     if other == "works":  # "at Mass General and these night shifts are killing me"
         obj = re.split(r"\s+(?:and|but|so|because|while|where|which|who)\s+(?-i:[a-z])", obj)[0]
     np, _ = noun_phrase(obj)

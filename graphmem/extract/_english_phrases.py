@@ -51,7 +51,8 @@ _TOKEN = re.compile(r"[^\s,;:()\"!?]+|[,;:()\"!?]")
 LIST_SPLIT = re.compile(r"\s*(?:,|\band\b|\bor\b|&|\s\+\s|\bplus\b|\bas well as\b)\s*", re.I)
 _VP_CUT = re.compile(
     r"\s*[,;:()\"!?]|\s+\b(?:because|since|so that|so|but|though|although|while|which|whereas|"
-    r"unless|as soon as|by|and then)\b",
+    r"unless|as soon as|by|and then|to\s+become|to\s+be\s+(?:an?|the|closer|near|with)|"
+    r"to\s+focus\s+on|in\s+order\s+to)\b",
     re.I,
 )
 # "playing chess on weekends" -> "playing chess": when, not what.
