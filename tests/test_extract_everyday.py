@@ -717,3 +717,9 @@ def test_homes_said_after_but_or_as_a_newcomer_or_gone_home(
 def test_work_said_with_a_duration_a_purpose_or_an_internship(
         text: str, expected: set[Key]) -> None:
     assert keys(text) == expected
+
+
+def test_a_plan_done_oneself_is_the_plan() -> None:
+    assert keys("我辞职了，准备自己创业") == {_u("works_at", "(current)", stop=True),
+                                    _u("plans_to", "创业")}
+    assert keys("我打算自己学") == set()  # 学 alone names nothing

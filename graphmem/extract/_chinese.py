@@ -412,7 +412,8 @@ def _item(raw: str, kind: str) -> str:
     if kind == "failed":
         return clean_edges(raw)
     if kind in ("plan", "goal"):  # "用 Tailwind 重写样式": the verb is the plan
-        plan = _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|\s)+", "", raw.strip())).strip()
+        plan = _TRAILING.sub("", re.sub(rf"^(?:{TIME_WORD_ZH}|要|自己(?=\S{{2}})|\s)+", "",
+                                        raw.strip())).strip()  # 打算自己创业: 创业
         plan = re.sub(r"(?<=[去回来到])一?趟", "", plan)  # 去趟西安: 去西安
         return _drop_lead_time(plan)
     raw = _LEADING.sub("", raw.strip())
