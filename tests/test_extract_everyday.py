@@ -723,3 +723,7 @@ def test_a_plan_done_oneself_is_the_plan() -> None:
     assert keys("我辞职了，准备自己创业") == {_u("works_at", "(current)", stop=True),
                                     _u("plans_to", "创业")}
     assert keys("我打算自己学") == set()  # 学 alone names nothing
+
+
+def test_a_role_said_twice_with_its_duration() -> None:
+    assert keys("做会计做了五年了，每天对账对到眼花") == {_u("has_role", "会计")}

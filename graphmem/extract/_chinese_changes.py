@@ -66,7 +66,8 @@ CHANGE_RULES_ZH: list[Rule] = [
     # (not a wish or a taste: 喜欢做设计, 想当老师)
     _rule("role", r"(?<!喜欢)(?<!爱)(?<!想)(?<!要)(?<!会)(?<!打算)(?<!准备)(?<!梦想)(?<!希望)"
           r"(?:转行)?(?:当|做|干|成为|成了)了?(?:一名|一个|一位|名|个)?"
-          r"(?P<obj>[^，,。！？；;!?的了]{2,10})", self_only=True, extra={"check": "role"}),
+          r"(?P<obj>[^，,。！？；;!?的了]{2,10}?)(?=[，,。！？；;!?的了]|$|(?:做|干|当)了)",
+          self_only=True, extra={"check": "role"}),  # 做会计做了五年了: 会计
     # a new employer: 跳到快手, 去字节报到
     _rule("works", r"(?:跳到|跳去|跳槽到了?)(?P<obj>" + _NZ + r"{1,15}?)(?:了|去了)?"
           r"(?=[，,。！？；;!?]|$)", self_only=True, extra={"check": "company"}),
