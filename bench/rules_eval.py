@@ -34,6 +34,7 @@ Examples::
     python bench/rules_eval.py --split fresh8   # an eighth, held out while dev6 was tuned on
     python bench/rules_eval.py --split dev7     # a tuning set written with fresh9
     python bench/rules_eval.py --split fresh9   # a ninth, held out while dev7 was tuned on
+    python bench/rules_eval.py --split fresh10  # a tenth, written after the sixteenth round
     python bench/rules_eval.py --llm-batching   # LLM calls / tokens per episode, local stub
 
 Everyday-sentence corpus (``--split``, ``bench/data/extraction_{dev,test,fresh}.json``):
@@ -58,7 +59,9 @@ was written the same way after dev5 and fresh6 had both been tuned on, and score
 ``dev6`` (ids from 17001) holds changes of mind to tune on and ``fresh8`` (ids from 19001)
 was held out beside it. ``dev7`` (ids from 21001, 100 items) and ``fresh9`` (ids from 23001,
 100 items) were written side by side, as dev5 and fresh6 were: dev7 to tune on, fresh9 held
-out, scored once before that round and once after.
+out, scored once before that round and once after. ``fresh10`` (ids from 25001, 100 items)
+was written after the sixteenth round by a writer who had read neither the engine nor the
+other files, and scored at that round's start and at its end.
 Matching is lenient but honest (``fact_matches``): subjects and objects compared after
 ``normalize`` and the lexicon's canonical spelling ("Mac" = "macOS", "印象笔记" = "Evernote");
 predicates after ``PREDICATE_SYNONYMS`` (``prefers`` = ``likes``: the engine says
@@ -212,7 +215,7 @@ FREE_TEXT = frozenset({"plans_to", "goal", "learned", "learning", "failed_becaus
 
 
 SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "dev5", "fresh6",
-          "fresh7", "dev6", "fresh8", "dev7", "fresh9")
+          "fresh7", "dev6", "fresh8", "dev7", "fresh9", "fresh10")
 
 
 def _split_doc(name: str) -> dict[str, Any]:
