@@ -414,7 +414,7 @@ DOMAIN_WORDS: dict[str, str] = {
 _GENERIC_TAIL = re.compile(
     r"\s*(?:framework|library|language|editor|ide|database|db|os|browser|app|sub|"
     r"subscription|membership|account|premium|family\s+plan|plan|"
-    r"框架|语言|编辑器|数据库|系统|浏览器|会员|账号|app)$",
+    r"框架|语言|编辑器|数据库|系统|浏览器|会员|账号)$",
     re.IGNORECASE,
 )
 _VERSION_TAIL = re.compile(r"^(?P<base>.*?\S)\s*(?P<ver>v?\d+(?:\.\d+)*)$")
