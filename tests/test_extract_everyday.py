@@ -727,3 +727,39 @@ def test_a_plan_done_oneself_is_the_plan() -> None:
 
 def test_a_role_said_twice_with_its_duration() -> None:
     assert keys("做会计做了五年了，每天对账对到眼花") == {_u("has_role", "会计")}
+
+
+def _u_fact(predicate: str, obj: str) -> dict[str, object]:
+    return {"subject": "user", "predicate": predicate, "object": obj}
+
+
+_CHANGES_THROUGH_THE_SERVICE = [
+    (1, ["I'm obsessed with true crime podcasts, give me some new ones",
+         "I used to love true crime podcasts but I can't stand them now, any cozy ones?"],
+     [_u_fact("dislikes", "true crime podcasts")], [_u_fact("likes", "true crime podcasts")]),
+    (2, ["我特别讨厌吃榴莲", "以前特别讨厌吃榴莲，现在居然爱上了"],
+     [_u_fact("likes", "榴莲")], [_u_fact("dislikes", "榴莲")]),
+    (3, ["I track every ticket in Jira", "these days I mostly use Linear instead of Jira"],
+     [_u_fact("uses", "Linear")], [_u_fact("uses", "Jira")]),
+    (4, ["用剪映剪vlog的时候怎么加关键帧啊", "现在都改用 Premiere 剪了，剪映导出来老是糊"],
+     [_u_fact("uses", "Premiere Pro")], [_u_fact("uses", "CapCut")]),
+    (5, ["My dog Max hates the vacuum", "We had to rehome our dog Max."],
+     [], [_u_fact("has_pet", "Max")]),
+    (6, ["我在阿里做运营", "我已经不在阿里了，现在在字节"],
+     [_u_fact("works_at", "字节")], [_u_fact("works_at", "阿里")]),
+]
+
+
+def test_changes_of_mind_of_this_round_end_the_old_fact_in_the_service(tmp_path: Path) -> None:
+    """Through the service (embedded store), as the bench scores a change: the old fact is
+    current after the first message, and after the second the new one is and the old is
+    not."""
+    bench = _bench()
+    service = bench._open_service(str(tmp_path))  # type: ignore[attr-defined]
+    try:
+        for n, sequence, now, gone in _CHANGES_THROUGH_THE_SERVICE:
+            item = {"id": 99_000 + n, "sequence": sequence, "now": now, "gone": gone}
+            handled, why = bench._change_handled(service, item)  # type: ignore[attr-defined]
+            assert handled, (sequence, why)
+    finally:
+        service.close()
