@@ -110,6 +110,11 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("study", "school, university, college, degree, course, studying, major"),
     _en("hobby", "hobby, hobbies, pastime, free time, spare time"),
     _en("budget", "budget, spend, spending, expenses"),
+    # household machines, named by their brand as often as by what they are
+    _en("washer", "washer, washing machine, laundry machine, dryer, tumble dryer",
+        "bosch, miele, whirlpool, maytag, electrolux, beko, hotpoint, zanussi, lg, samsung"),
+    _en("vacuum", "vacuum, vacuum cleaner, hoover, robot vacuum, robovac",
+        "dyson, roomba, irobot, shark, roborock, ecovacs, eufy, dreame, miele"),
 )
 
 ZH_FACETS: tuple[Facet, ...] = (
@@ -148,6 +153,8 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("study", "学校 大学 专业 课程 学位"),
     _zh("hobby", "爱好 业余"),
     _zh("budget", "预算 花销 开销 花费"),
+    _zh("washer", "洗衣机 烘干机 洗烘", "海尔 小天鹅 美的 西门子 博世 松下 LG 三星 米家"),
+    _zh("vacuum", "扫地机 扫地机器人 吸尘器 扫拖", "科沃斯 石头 追觅 戴森 米家 云鲸 iRobot"),
 )
 
 

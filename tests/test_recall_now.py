@@ -175,6 +175,13 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert [f.name for f in facets_of("我目前每月攒多少？")] == ["savings"]
     assert [f.name for f in facets_of("我目前住哪儿？")] == ["home"]
     assert "rent" in [f.name for f in facets_of("我现在住的房子一个月要花多少钱？")]
+    # a household machine named only by its brand is on the question's facet
+    assert [f.name for f in facets_of("What brand is our washer?")] == ["washer"]
+    assert on_facet("The Miele does a full load in under an hour.",
+                    facets_of("What brand is our washer?"))
+    assert not on_facet("The Miele does a full load in under an hour.",
+                        facets_of("Where do I live now?"))
+    assert on_facet("石头那台扫拖一体机确实省心，地板拖得锃亮。", facets_of("我家用的是哪个牌子的扫地机？"))
 
 
 def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:
