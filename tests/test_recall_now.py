@@ -181,7 +181,8 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
                     facets_of("What brand is our washer?"))
     assert not on_facet("The Miele does a full load in under an hour.",
                         facets_of("Where do I live now?"))
-    assert on_facet("石头那台扫拖一体机确实省心，地板拖得锃亮。", facets_of("我家用的是哪个牌子的扫地机？"))
+    assert on_facet("石头那台扫拖一体机确实省心，地板拖得锃亮。",
+                    facets_of("我家用的是哪个牌子的扫地机？"))
 
 
 def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:
