@@ -68,9 +68,11 @@ def test_through_the_service(minilm_service: MemoryService) -> None:  # noqa: F8
     service, user = minilm_service, "requests-washer"
     told = _say(service, user, 0, "Some context: our washing machine at home is an old Bosch.")
     asked = _say(service, user, 40, "How do I clean the filter of a washing machine?")
-    # this stage alone: none of the orders of a question about now after it
+    # this stage alone: none of the orders of a question about now after it, and neither
+    # the washer facet's words in the search nor its lift (either puts the Bosch first)
     alone = replace(service._recaller.tuning, now_band=0.0, now_gap=0.0, facet_order=False,
-                    version_depth=0, kin=False, successors=0)
+                    version_depth=0, kin=False, successors=0, facet_lift=0.0,
+                    facet_words=False)
     with _tuned(service, replace(alone, request_weight=0.0)):
         off = _order(service, user, "Which washing machine do I have?")
     with _tuned(service, replace(alone, request_weight=0.8)):
