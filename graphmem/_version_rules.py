@@ -61,6 +61,7 @@ everi daili usual often sometim morn evening night
 今天 明天 昨天 今晚 晚上 早上 下午 上午 这周 上周 周末 今年 去年 明年 最近 现在 如今 目前
 以后 之后 已经 还是 一下 一直 终于 真的 其实 觉得 知道 时候 一个 一起 感觉 可以 开始
 每天 每周 每月 每年 每晚 每次 平时 经常 通常 周一 周二 周三 周四 周五 周六 周日 星期
+总是 老是 有时 有时候 偶尔
 """.split())
 _NOT_NAMES = frozenset(("i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "tv"))
 

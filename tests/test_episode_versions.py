@@ -194,6 +194,7 @@ def test_a_value_said_in_passing_in_long_requests_is_linked_sentence_by_sentence
     ("My yoga class moved to every Wednesday evening now.",
      "My piano teacher comes every Saturday morning."),
     ("I switched my standup to every Tuesday morning.", "I go running every Saturday morning."),
+    ("我总是记不住密码，现在换了新的密码管理器。", "我总是不知道该测什么边界情况。"),
 ])
 def test_a_shared_word_of_frequency_or_time_of_day_is_not_a_shared_subject(
         newer: str, older: str) -> None:
