@@ -1,0 +1,241 @@
+"""Long user <-> assistant chats written by hand, apart from the engine: recall beside BM25.
+
+The generated corpus (``corpus.py``, ``single_user.py``) shares its templates with the
+recall it measures, so its figures say little about chats written otherwise. These files
+were written by four writers, each told only the file format and what to plant (facts said
+in passing inside requests about something else, at least eight changes of value, some
+only implied by using the new value, corrections, contradictions, dated events, facts
+spread over sessions, near-miss filler, long pasted messages); none had read the engine,
+its tests or any other data. Each file holds one English and one Chinese chat of 90 to 120
+user messages over six to nine months, and 18 questions per chat asked in the user's own
+words.
+
+Splits, fixed before any file was read: ``dev`` (writers a and b) is for choosing knobs and
+may be read (``-v`` lists its misses); ``held`` (writers c and d) is reported only and is
+refused with ``-v``.
+
+Each chat goes in through GraphQL (``addEpisodes`` per session, ``role`` set, no
+``speaker``, ``sourceRef`` = the message id); by default only the user's messages, as in
+``single_user.py`` (``--turns all`` adds the assistant's replies, which are never
+evidence). Each question goes to ``recall`` with ``referenceTime`` = its ``asked_at``.
+Metrics per language and question kind (``current``, ``past``, ``when``, ``contradiction``,
+``multi_session``, ``single``): evidence recall@5/10/20, MRR, **update** (a ``current``
+question's newest version in the top 10 and above every older one) and **both sides** (a
+contradiction's two messages both in the top 10); BM25, dense and their RRF fusion over the
+same messages beside graphmem.
+
+    python bench/longchat.py                 # dev
+    python bench/longchat.py --split dev -v  # dev, with every miss listed
+    python bench/longchat.py --split held    # held out: reported only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _common import RESULTS, header, latency_summary, log, table, write_json  # noqa: E402
+from _retrieval import Baselines, multilingual_tokens  # noqa: E402
+from single_user import GraphQL, graphmem_rank, score  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+SPLITS = {"dev": ("longchat_dev_a.json", "longchat_dev_b.json"),
+          "held": ("longchat_held_a.json", "longchat_held_b.json")}
+KINDS = ("current", "past", "when", "contradiction", "multi_session", "single")
+RETRIEVERS = ("bm25", "dense", "rrf", "graphmem")
+ADD = """mutation($inputs: [EpisodeInput!]!) { addEpisodes(inputs: $inputs) { duplicate } }"""
+
+
+@dataclass
+class Message:
+    id: str
+    session: int
+    time: str
+    role: str
+    text: str
+
+
+@dataclass
+class Question:
+    id: str
+    kind: str
+    text: str
+    asked_at: str
+    evidence: list[str]
+    old: list[str]
+    note: str = ""
+
+    @property
+    def new(self) -> list[str]:  # what ``single_user.score`` reads for an update
+        return self.evidence
+
+
+@dataclass
+class Chat:
+    id: str
+    lang: str
+    user_id: str
+    messages: list[Message]
+    questions: list[Question] = field(default_factory=list)
+    reference_time: str = ""  # per question here; ``graphmem_rank`` reads the chat's
+
+
+def load(split: str) -> list[Chat]:
+    chats: list[Chat] = []
+    for name in SPLITS[split]:
+        raw = json.loads((DATA / name).read_text(encoding="utf-8"))
+        for c in raw["chats"]:
+            msgs = [Message(m["id"], int(m["session"]), m["time"], m["role"], m["text"])
+                    for m in c["messages"]]
+            qs = [Question(q["id"], q["kind"], q["question"], q["asked_at"],
+                           list(q["evidence"]), list(q.get("old", [])), q.get("note", ""))
+                  for q in c["questions"]]
+            chats.append(Chat(c["id"], c["lang"], f"longchat-{c['id']}", msgs, qs))
+    return chats
+
+
+def ingest(gql: GraphQL, chat: Chat, user_turns_only: bool) -> int:
+    sessions: dict[int, list[Message]] = defaultdict(list)
+    for m in chat.messages:
+        if m.role == "user" or not user_turns_only:
+            sessions[m.session].append(m)
+    for s, msgs in sorted(sessions.items()):
+        gql(ADD, {"inputs": [{"userId": chat.user_id, "occurredAt": m.time,
+                              "sessionId": f"{chat.id}-s{s:02d}", "content": m.text,
+                              "sourceRef": m.id, "role": m.role, "source": "chat",
+                              "kind": "message"} for m in msgs]})
+    return sum(len(v) for v in sessions.values())
+
+
+def aggregate(rows: list[tuple[Question, dict[str, float | None]]]) -> dict[str, Any]:
+    def mean(key: str, subset: list[tuple[Question, dict[str, float | None]]]) -> float | None:
+        vals = [m[key] for _, m in subset if m[key] is not None]
+        return round(statistics.fmean(v for v in vals if v is not None), 4) if vals else None
+
+    by_kind = {k: [r for r in rows if r[0].kind == k] for k in KINDS}
+    return {"n": len(rows),
+            **{m: mean(m, rows) for m in ("R@5", "R@10", "R@20", "allIn10", "MRR")},
+            "update": mean("update", rows), "contradiction_both": mean("both", rows),
+            "r10_by_kind": {k: mean("R@10", v) for k, v in by_kind.items()},
+            "n_by_kind": {k: len(v) for k, v in by_kind.items()}}
+
+
+def markdown(results: dict[str, dict[str, Any]]) -> str:
+    head = ["lang", "retriever", "n", "R@10", "R@5", "MRR",
+            *(f"R@10 {k}" for k in KINDS), "update", "contra both"]
+    rows = [[lang, name, a["n"], a["R@10"], a["R@5"], a["MRR"],
+             *(a["r10_by_kind"][k] for k in KINDS), a["update"], a["contradiction_both"]]
+            for lang, by_name in results.items() for name, a in by_name.items()]
+    return table(head, rows)
+
+
+def show_miss(chat: Chat, q: Question, ranked: list[str], m: dict[str, float | None]) -> None:
+    text = {x.id: x.text for x in chat.messages}
+    rank = {ref: i + 1 for i, ref in enumerate(ranked)}
+    print(f"\n[{q.id}] {q.kind} R@10={m['R@10']:.2f} update={m['update']}  {q.note}")
+    print(f"  Q: {q.text}")
+    for label, refs in (("evidence", q.evidence), ("old", q.old)):
+        for ref in refs:
+            print(f"  {label} #{rank.get(ref, '-')} {ref}: {text[ref][:160]!r}")
+    for ref in ranked[:3]:
+        print(f"  top #{rank[ref]} {ref}: {text.get(ref, '?')[:120]!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench/longchat.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--split", choices=sorted(SPLITS), default="dev",
+                   help="dev (default): for choosing knobs; held: reported only")
+    p.add_argument("--lang", choices=("en", "zh", "both"), default="both")
+    p.add_argument("--turns", choices=("user", "all"), default="user",
+                   help="store the user's messages only (default) or the replies too")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="list graphmem's misses (dev only)")
+    p.add_argument("--json", type=Path, default=None,
+                   help="default bench/results/longchat_<split>[_all_turns].json")
+    args = p.parse_args(argv)
+    if args.verbose and args.split != "dev":
+        p.error("--verbose lists the items of the split; the held-out split is not to be read")
+    chats = [c for c in load(args.split) if args.lang in ("both", c.lang)]
+    user_only = args.turns == "user"
+    out = args.json or RESULTS / (f"longchat_{args.split}"
+                                  f"{'' if user_only else '_all_turns'}.json")
+    log(f"{args.split}: {len(chats)} chats, {sum(len(c.messages) for c in chats)} messages, "
+        f"{sum(len(c.questions) for c in chats)} questions")
+
+    from graphmem.bootstrap import build_service, settle
+    from graphmem.embed import query_embedder
+    from graphmem.settings import Settings
+
+    tmp = tempfile.TemporaryDirectory(prefix="graphmem-longchat-")
+    settings = Settings(data_dir=Path(tmp.name))
+    service = build_service(settings)
+    service.open()
+    settle(service)
+    embed_query = query_embedder(service.embedder)
+    gql = GraphQL(service)
+    per_q: dict[tuple[str, str], list[tuple[Question, dict[str, float | None]]]] = \
+        defaultdict(list)
+    lat: list[float] = []
+    sent = 0
+    try:
+        started = time.perf_counter()
+        for chat in chats:
+            sent += ingest(gql, chat, user_only)
+        log(f"ingest through GraphQL: {sent} episodes in {time.perf_counter() - started:.0f}s")
+        for chat in chats:
+            msgs = [m for m in chat.messages if m.role == "user" or not user_only]
+            texts = [m.text for m in msgs]
+            base = Baselines([m.id for m in msgs], texts, service.embedder.embed(texts),
+                             tokenizer=multilingual_tokens)
+            for q in chat.questions:
+                ranks = base.rankings(q.text, embed_query(q.text))
+                for name in ("bm25", "dense", "rrf"):
+                    per_q[(chat.lang, name)].append((q, score(q, ranks[name])))
+                chat.reference_time = q.asked_at
+                ranked, ms = graphmem_rank(gql, chat, q, None)
+                lat.append(ms)
+                m = score(q, ranked)
+                per_q[(chat.lang, "graphmem")].append((q, m))
+                if args.verbose and (m["R@10"] < 1 or m["update"] == 0):
+                    show_miss(chat, q, ranked, m)
+            log(f"  {chat.id}: {len(chat.questions)} questions")
+    finally:
+        gql.close()
+        service.close()
+        tmp.cleanup()
+
+    langs = [lang for lang in ("en", "zh") if any(c.lang == lang for c in chats)]
+    results = {lang: {name: aggregate(per_q[(lang, name)]) for name in RETRIEVERS}
+               for lang in langs}
+    text = markdown(results)
+    print(text)
+    report = header("longchat-evidence-recall")
+    report.update({
+        "data": {"split": args.split, "files": list(SPLITS[args.split]),
+                 "chats": len(chats), "episodes": sent, "turns": args.turns,
+                 "questions": sum(len(c.questions) for c in chats)},
+        "settings": {"embedder": settings.embedder,
+                     "embedding_model": service.embedder.model_id,
+                     "store": "embedded", "transport": "GraphQL (ASGI)"},
+        "results": results,
+        "latency_graphql_ms": latency_summary(lat),
+        "table": text,
+    })
+    write_json(out, report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
