@@ -88,7 +88,8 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("editor", "editor, IDE, coding setup, write code, writing code, code editor",
         "vim, neovim, emacs, vs code, vscode, "
                   "visual studio, zed, helix, sublime, intellij, pycharm"),
-    _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook"),
+    _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook, "
+                  "pixel, galaxy, ipad, thinkpad, chromebook, oneplus, xiaomi, huawei"),
     _en("commute", "commute, get to work", "car, drive, bike, bicycle, scooter, train, bus, "
                                            "public transport"),
     _en("carrier", "mobile carrier, phone carrier, mobile network, phone plan, mobile plan, "
@@ -135,7 +136,8 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("diet", "饮食 忌口 早餐 午饭 晚饭", "吃素 素食 吃鱼 吃肉"),
     _zh("editor", "编辑器 写代码 写程序",
         "IDE, Vim, vim, Neovim, Emacs, VS Code, VSCode, PyCharm, Sublime, Helix, IntelliJ"),
-    _zh("device", "手机 电脑 笔记本 平板"),
+    _zh("device", "手机 电脑 笔记本 平板",
+        "iPhone, 华为, 小米, 荣耀, OPPO, vivo, 一加, 三星, Mate, Pixel, iPad, MacBook, ThinkPad"),
     _zh("commute", "通勤", "开车 地铁 公交 骑车 自行车"),
     _zh("car", "开什么车 开的车 我的车 车子 座驾 新车 买车 换车 提车", "一辆 辆车"),
     _zh("carrier", "运营商 手机号 号码 携号转网 话费 套餐", "移动 联通 电信"),
@@ -171,10 +173,15 @@ def synonyms(question: str) -> list[str]:
     values unless it names one itself ("How often do I drink tea?" is about tea)."""
     folded = question.casefold()
     out: list[str] = []
+    english = {f.name: f for f in EN_FACETS}
     for facet in facets_of(question):
         named_value = facet.said.pattern != facet.asked.pattern and \
             facet.said.search(facet.asked.sub(" ", question)) is not None
-        for w in facet.words + (() if named_value else facet.values):
+        # a Chinese question also looks for the English words of its facet: relations are
+        # stated in English ("user has a boyfriend named 周屿") whatever the language said
+        also = english[facet.name].words if _HAN.search(question) and facet.name in english \
+            else ()
+        for w in facet.words + (() if named_value else facet.values) + also:
             if w.casefold() not in folded and w not in out:
                 out.append(w)
     return out
@@ -197,6 +204,34 @@ _ASKS = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢]\s*[。.!！]?\s*$")
 def asks(sentence: str) -> bool:
     """Is ``sentence`` a question (it states no value of anything)?"""
     return _ASKS.search(sentence) is not None
+
+
+# A question often tells a fact on its way to asking ("My rent went up to 1450 last month,
+# is that normal?", 房租一个月4300，押二付一，这次我一次性先掏了多少？): its clauses before the
+# one that asks, each of which neither asks nor requests, are told.
+_CLAUSE = re.compile(r"\s*[,;，；]\s*|\s+[-–—]\s+")
+_CLAUSE_ASKS = re.compile(
+    r"(?i)^\s*(?:(?:and|but|so|or|also|then)\s+)?(?:what|which|who|whom|whose|when|where|why|"
+    r"how|is|are|am|was|were|do|does|did|can|could|would|will|should|shall|may|might|any|"
+    r"please|help|tell|give|write|draft|suggest|recommend|explain)\b|"
+    r"\b(?:you|your)\b|[吗呢么]\s*$|什么|怎么|怎样|如何|为什么|为啥|哪|谁|多少|几[个点号月天年岁次]|"
+    r"是不是|要不要|能不能|可不可以|有没有|帮我|帮忙|麻烦|请你|你|求")
+
+
+def told(sentence: str) -> list[str]:
+    """The parts of ``sentence`` that state something: all of it when it does not ask;
+    of a question, its clauses before the last that neither ask nor request."""
+    if not asks(sentence):
+        return [sentence]
+    return [c for c in _CLAUSE.split(sentence)[:-1] if c.strip() and not _asks_clause(c)]
+
+
+def _asks_clause(clause: str) -> bool:
+    m = _CLAUSE_ASKS.search(clause)
+    # 他周末可以开车帮我去拉书架: someone else helping, not a request to the assistant
+    return m is not None and not (m[0] in ("帮我", "帮忙")
+                                  and re.search(r"[他她]", clause[: m.start()]) is not None
+                                  and not _CLAUSE_ASKS.search(clause, m.end()))
 
 
 def _opened(sentence: str) -> int:
@@ -261,9 +296,7 @@ def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bo
     at it on Mondays") states no version of it, nor does one about someone close to the
     user ("My sister Anna lives in Berlin", ``kin_of``) unless the question asks about
     that one (``kin``: "Where does my sister live?")."""
-    for sentence in SENTENCE_END.split(text):
-        if asks(sentence):
-            continue
+    for sentence in (part for s in SENTENCE_END.split(text) for part in told(s)):
         said = kin_of(sentence, subject=True)
         if said is not None and said != kin:
             continue

@@ -729,6 +729,27 @@ def test_a_role_said_twice_with_its_duration() -> None:
     assert keys("做会计做了五年了，每天对账对到眼花") == {_u("has_role", "会计")}
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    # a partner named with no 我 before the kin word, as Chinese chat often says it
+    ("男朋友李航下个月生日，预算800以内", {_u("has_boyfriend", "李航")}),
+    # someone else helping (他...帮我) is not a request to the assistant that hides the rest
+    ("男朋友周屿说他周末可以开车帮我去宜家拉个书架，有没有适合猫的书架推荐？",
+     {_u("has_boyfriend", "周屿")}),
+    ("我妹妹王雪说她要结婚了", {_u("has_sister", "王雪")}),
+])
+def test_a_partner_named_without_wo_and_someone_else_helping(
+        text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "她男朋友周屿说他周末可以开车", "闺蜜的男朋友周屿说要请客",
+    "你能帮我看看这个书架吗",
+])
+def test_no_partner_of_someone_else_and_a_request_still_asks(text: str) -> None:
+    assert keys(text) == set()
+
+
 def _u_fact(predicate: str, obj: str) -> dict[str, object]:
     return {"subject": "user", "predicate": predicate, "object": obj}
 

@@ -478,3 +478,54 @@ def test_relations_on_the_facet_are_lifted_and_ordered_at_their_messages_time(
     # message again, at the time of the message it was read from
     assert order(facet_order=False)[0] == italian
     assert order(facet_order=False, facet_relations=False)[0] != italian
+
+
+def test_a_question_tells_the_facts_of_its_clauses_before_it_asks() -> None:
+    rent = facets_of("我现在一个月房租多少钱？")
+    # a request, then what it says of the user, then the question
+    assert on_facet("顺便帮我算算，房租一个月4300，押二付一，这次我一次性先掏了多少？", rent)
+    assert on_facet("My rent went up to 1450 last month, is that normal?",
+                    facets_of("How much is my rent now?"))
+    # a question that only asks about a value states none
+    assert not on_facet("Is 1450 dollars a month a fair rent for a flat like ours?",
+                        facets_of("How much is my rent now?"))
+    assert not on_facet("房租一个月4300贵不贵？", rent)
+    # every clause asking or requesting: nothing told
+    assert not on_facet("Can you help me, my rent is 1450 now?", facets_of("What is my rent?"))
+    # someone else helping is told; a request to the assistant is not
+    partner = facets_of("我现在的对象叫什么名字？")
+    assert on_facet("男朋友周屿说他周末可以开车帮我去宜家拉个书架，有没有适合猫的书架推荐？",
+                    partner)
+    assert not on_facet("帮我给男朋友周屿挑个礼物，有没有推荐？", partner)
+    # a phone named by its brand and model is on the device facet
+    phone = facets_of("我现在手上用的是哪款手机？")
+    assert on_facet("我的小米13充电的时候背面烫得能煎蛋，用了快两年了，正常吗？", phone)
+    assert on_facet("My Pixel 8 keeps dropping wifi, any idea why?",
+                    facets_of("Which phone do I have now?"))
+
+
+def test_a_chinese_question_also_looks_for_its_facets_english_words() -> None:
+    # relations are stated in English whatever language they were said in
+    assert {"boyfriend", "girlfriend", "partner"} <= set(synonyms("我现在的对象叫什么名字？"))
+    assert "landlord" in synonyms("我现在一个月房租多少钱？")
+    assert "对象" not in synonyms("Who is my partner now?")
+
+
+def test_a_chinese_partner_said_in_passing_is_found_as_the_current_one(
+        service: MemoryService, user: str) -> None:
+    old = _say(service, user, 0,
+               "男朋友李航下个月生日，他平时喜欢玩Switch和拼乐高。预算800以内，有什么推荐？")
+    _say(service, user, 30, "跟李航分手了。其实也不是突然的，从过年开始就有点不对劲了。")
+    _say(service, user, 40, "帮我看看这段代码为什么跑不起来。")
+    new = _say(service, user, 90,
+               "男朋友周屿说他周末可以开车帮我去宜家拉个书架，有没有适合猫的书架推荐？")
+    got = service.recall(RecallIn(user_id=user, query="我现在的对象叫什么名字？", limit=10,
+                                  reference_time=T0 + timedelta(days=100)))
+    texts = [i.text for i in got.items]
+    # the current partner comes first, as a relation or as the message
+    first = next(i for i, t in enumerate(texts) if "周屿" in t)
+    assert all(i > first for i, t in enumerate(texts) if "李航" in t and "分手" not in t), texts
+    assert new in {i.id for i in got.items} | {s.id for i in got.items for s in i.sources}
+    # the old partner, if shown, is below the new one (a breakup ended him)
+    ids = [i.id for i in got.items]
+    assert old not in ids or ids.index(old) > first

@@ -674,7 +674,12 @@ def _asking(clause: str, last: bool) -> bool:
         return True
     if re.search(r"呢\s*[。！!]?\s*$", c) and (len(c) <= 5 or _ASKS_NE.search(c)) and last:
         return True  # 你呢, 那怎么办呢 (正在一点点攒钱呢 tells)
-    return _asks(c) or bool(_REQUEST_ZH.search(c))
+    if _asks(c):
+        return True
+    m = _REQUEST_ZH.search(c)
+    # 他周末可以开车帮我去宜家拉书架: someone else helping, not a request to the assistant
+    return m is not None and not (m.group(0) in ("帮我", "帮忙")
+                                  and re.search(r"[他她]", c[: m.start()]))
 
 
 _SOMEONE_ZH = re.compile(r"[我你他她它咱您俺]|大家|别人|朋友|同事|老板|领导|室友|邻居|同学|"

@@ -311,7 +311,7 @@ _SURNAME_NAME = re.compile(  # or a pet name: 小杰, 阿强, 老王, or a doubl
     rf"^(?P<name>[{SURNAMES_ZH}][\u4e00-\u9fff]{{1,2}}?|[小阿老][\u4e00-\u9fff]|"
     r"(?!天天|常常|刚刚|慢慢|渐渐|好好|早早|悄悄|默默|偏偏|往往|处处|时时|久久|每每)([\u4e00-\u9fff])\2)"
     rf"(?=在|是|今年|明年|去年|下个?月|上个?月|"
-    rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|[，,。！!])")
+    rf"下周|已经|刚|也|很|和|跟|住|做|当|结婚|离婚|考上|上了|说|觉得|生日|[，,。！!])")
 
 
 # What may come between a relative or pet and the 叫 that names it: 我家的狗叫旺财,
@@ -432,7 +432,7 @@ _SHORT_KIN_ZH = {"妈": "mother", "爸": "father", "姐": "sister", "哥": "brot
                   "妹": "sister"}
 _MY_KIN_ZH = re.compile(
     rf"我(?:的|和|跟|家)?(?P<kin>{_KIN_ZH_RE}|[妈爸姐哥弟妹](?![\u4e00-\u9fff]*[们]))"
-    rf"|(?:^|[，,]|跟|和|陪|带|给)(?P<own>儿子|女儿|老公|老婆)(?![们的朋])"
+    rf"|(?:^|[，,]|跟|和|陪|带|给)(?P<own>儿子|女儿|老公|老婆|男朋友|女朋友)(?![们的朋])"
     rf"|(?:我|跟|和|陪|带|给|接)(?P<both>爸妈|父母)(?![们的朋])")
 _GONE_EN = re.compile(
     r"\b(?:ex|late|former|passed\s+away|died|funeral|divorc\w*|split|broke\s+up|breaking\s+up|"
