@@ -20,7 +20,8 @@ Each chat goes in through GraphQL (``addEpisodes`` per session, ``role`` set, no
 evidence). Each question goes to ``recall`` with ``referenceTime`` = its ``asked_at``.
 Metrics per language and question kind (``current``, ``past``, ``when``, ``contradiction``,
 ``multi_session``, ``single``): evidence recall@5/10/20, MRR, **update** (a ``current``
-question's newest version in the top 10 and above every older one) and **both sides** (a
+question's newest version - the best placed of the messages stating it - in the top 10 and
+above every older one) and **both sides** (a
 contradiction's two messages both in the top 10); BM25, dense and their RRF fusion over the
 same messages beside graphmem.
 
@@ -47,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import RESULTS, header, latency_summary, log, table, write_json  # noqa: E402
 from _retrieval import Baselines, multilingual_tokens  # noqa: E402
-from single_user import GraphQL, graphmem_rank, score  # noqa: E402
+from single_user import GraphQL, graphmem_rank  # noqa: E402
+from single_user import score as single_user_score  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {"dev": ("longchat_dev_a.json", "longchat_dev_b.json"),
@@ -79,6 +81,18 @@ class Question:
     @property
     def new(self) -> list[str]:  # what ``single_user.score`` reads for an update
         return self.evidence
+
+
+def score(q: Question, ranked: list[str]) -> dict[str, float | None]:
+    """``single_user.score``, with **update** read on the best-placed of the messages that
+    state the newest value (a writer often lists several: the change, then its use)."""
+    out = single_user_score(q, ranked)
+    if out["update"] is not None:
+        top = ranked[:10]
+        best = min((top.index(e) for e in q.evidence if e in top), default=None)
+        out["update"] = 1.0 if best is not None and all(
+            o not in top or top.index(o) > best for o in q.old) else 0.0
+    return out
 
 
 @dataclass
@@ -128,6 +142,7 @@ def aggregate(rows: list[tuple[Question, dict[str, float | None]]]) -> dict[str,
             **{m: mean(m, rows) for m in ("R@5", "R@10", "R@20", "allIn10", "MRR")},
             "update": mean("update", rows), "contradiction_both": mean("both", rows),
             "r10_by_kind": {k: mean("R@10", v) for k, v in by_kind.items()},
+            "mrr_by_kind": {k: mean("MRR", v) for k, v in by_kind.items()},
             "n_by_kind": {k: len(v) for k, v in by_kind.items()}}
 
 
@@ -208,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
                 lat.append(ms)
                 m = score(q, ranked)
                 per_q[(chat.lang, "graphmem")].append((q, m))
+                if args.verbose:
+                    first = per_q[(chat.lang, "bm25")][-1][1]["MRR"]
+                    print(f"  {q.id} {q.kind:13s} MRR graphmem {m['MRR']:.2f} bm25 {first:.2f}")
                 if args.verbose and (m["R@10"] < 1 or m["update"] == 0):
                     show_miss(chat, q, ranked, m)
             log(f"  {chat.id}: {len(chat.questions)} questions")

@@ -62,6 +62,8 @@ everi daili usual often sometim morn evening night
 以后 之后 已经 还是 一下 一直 终于 真的 其实 觉得 知道 时候 一个 一起 感觉 可以 开始
 每天 每周 每月 每年 每晚 每次 平时 经常 通常 周一 周二 周三 周四 周五 周六 周日 星期
 总是 老是 有时 有时候 偶尔 补充 一点 背景 顺便 一句 另外 对了
+个月 个星 星期 礼拜 这个 那个 几个 两个 三个 这些 那些 一些 什么 怎么 没有 因为 所以
+但是 不过 还有 如果 虽然 可能 应该 需要 我们 他们 自己
 """.split())
 _NOT_NAMES = frozenset(("i", "i'm", "i've", "i'd", "i'll", "ok", "okay", "tv"))
 
@@ -110,6 +112,8 @@ _NEVER_ZH = re.compile(r"(?:从来没|从没|从未|没碰过|没用过|没有�
 #: sentences of one message the rules read
 MAX_SENTENCES = 24
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(])|[\n\r]+|(?<=[\u3002\uff01\uff1f])")
+# the clauses of a sentence: what a change word and the value it gives are said in
+_CLAUSE = re.compile(r"\s*[,;:，；：]\s*")
 _NEGATION = re.compile(r"\b(?:never|not|no|n't)\b|没|不", re.I)
 
 
@@ -261,6 +265,9 @@ class Gist:
     #: the values of the sentences that say the change or "now" ("my savings account's
     #: interest rate dropped again. Current columns: ... 20th": no new value of savings)
     changed: frozenset[str] = frozenset()
+    #: the terms of the clauses around each one that says the change or "now" (the one
+    #: before it, the two after it): what the change is about
+    near: frozenset[str] = frozenset()
 
 
 def gist(text: str) -> Gist:
@@ -274,12 +281,18 @@ def gist(text: str) -> Gist:
             target = _words(m["en"] or m["zh"] or "")
     values = value_tokens(text)
     changed: set[str] = set()
+    near: set[str] = set()
     for part in _SENTENCE.split(text):
         if _CHANGE_TO.search(part) or says_change(part) or _NOW.search(part):
             changed |= value_tokens(part)
+            clauses = _CLAUSE.split(part)
+            for i, clause in enumerate(clauses):
+                if _CHANGE_TO.search(clause) or says_change(clause) or _NOW.search(clause):
+                    near.update(t for c in clauses[max(0, i - 1): i + 3] for t in topic_terms(c))
     return Gist(frozenset(topic_terms(text)), frozenset(values),
                 to is not None or says_change(text) or _NOW.search(text) is not None,
-                to is not None, frozenset(target), frozenset(_words(text)), frozenset(changed))
+                to is not None, frozenset(target), frozenset(_words(text)), frozenset(changed),
+                frozenset(near))
 
 
 def value_tokens(text: str) -> set[str]:
@@ -311,6 +324,10 @@ def restates(newer: Gist, older: Gist, asked: set[str]) -> bool:
         return False
     shared = newer.terms & older.terms
     if not shared or len(shared) >= REPEAT_SHARE * len(newer.terms | older.terms):
+        return False
+    # the change is said of something the two share, not of another thing in the same long
+    # sentence ("现在住得近，每天坐地铁四站就到，…，周末也有精力去上烘焙课了" changes no class time)
+    if not shared & newer.near:
         return False
     new_value = bool(newer.changed - older.values) or bool(newer.target - older.words)
     # a change with no new value and nowhere it went ("my routine has been a mess since

@@ -350,6 +350,19 @@ def test_a_question_about_the_user_lifts_the_messages_stating_its_facet(
     ("By the way, I changed dentists, I go to Dr. Lindqvist now.",
      "By the way, I switched internet to a local fiber company, Sonic.",
      "Who is my dentist now?", False),
+    # the change ("now") is said of another thing of the same long sentence than the one
+    # the two share
+    ("更正一下，我之前说烘焙课是周六上午，其实是周日下午两点到五点。",
+     "生活上比以前好太多，现在住得近，每天坐地铁四站就到，早上还能在家吃个早饭，"
+     "晚上基本八点前能走，周末也有精力去上烘焙课了。",
+     "我的烘焙课是每周什么时候去上？", False),
+    ("纠结了两个礼拜，最后报了烘焙工作室的系统课，每周六上午9点到12点。",
+     "哦对了更正一下，我之前说烘焙课是周六上午，其实是周日下午两点到五点。",
+     "我的烘焙课是每周什么时候去上？", True),
+    # 个月 ("month", of 一个月 / 这个月) is no subject two messages share
+    ("顺便吐槽，这个月到手还是6800，准备了三个星期的公开课一分钱没有。",
+     "决定了，7月12号搬家！房子定在建设路那边，一个月1900，比现在贵400。",
+     "我每个月工资到手大概多少？", False),
 ])
 def test_a_later_message_restates_an_earlier_one_for_a_question_about_now(
         older: str, newer: str, question: str, expected: bool) -> None:

@@ -122,8 +122,11 @@ class Recaller:
         personal = first_person(q.query)  # a personal fact of the user's ("my manager")
         if personal:
             demote_requests(items, c.rows, t.request_weight, t.facet_lift_depth)
-            lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
-                          relations=t.facet_relations)
+            # "When was my interview for the new job?" asks for a time, not for the
+            # employer: every message naming an employer is no answer to it
+            if not a.when:
+                lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
+                              relations=t.facet_relations)
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
