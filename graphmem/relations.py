@@ -268,6 +268,19 @@ def _replaced_episodes(desired: list[DesiredNode], edges: set[tuple[str, str, st
         why = f"{predicate.replace('_', ' ')} {old.obj} -> {new.obj}"
         out += [(a, b, why) for a in sorted(new_eps) for b in sorted(old_eps)
                 if a != b and (new_eps[a] or old_eps[b])]
+    # a message that ends a relation ("Callum and I broke up", 随手记直接卸载) is the newer
+    # version of the messages that said it: for a question about now, the ending is what holds
+    for node in desired:
+        if node.end is None:
+            continue
+        ended = {c.episode_id: c in fresh for c in node.claims
+                 if c.stop and c.episode_id and c.obj == node.obj and c.start == node.end}
+        if not ended:
+            continue
+        said = _evidence(node, fresh)
+        why = f"ended: {predicate.replace('_', ' ')} {node.obj}"
+        out += [(a, b, why) for a in sorted(ended) for b in sorted(said)
+                if a != b and (ended[a] or said[b])]
     return out
 
 

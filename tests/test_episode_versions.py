@@ -244,3 +244,26 @@ def test_a_span_or_a_bound_says_no_change_for_a_stored_link(text: str) -> None:
     from graphmem._version_rules import read, says_change
 
     assert not says_change(text) and not read("x", text, 1).change
+
+
+@pytest.mark.parametrize(("said", "ended", "reason"), [
+    ("Also my boyfriend Callum's birthday is on the 22nd, any gift ideas?",
+     "Callum and I broke up last night.", "ended: has boyfriend callum"),
+    ("男朋友李航下个月生日，预算800以内，有什么推荐？", "跟李航分手了。其实也不是突然的。",
+     "ended: has boyfriend 李航"),
+])
+def test_a_message_ending_a_relation_is_the_newer_version_of_the_one_that_said_it(
+        service: MemoryService, user: str, said: str, ended: str, reason: str) -> None:
+    first = _add(service, user, said, datetime(2025, 2, 3, tzinfo=UTC), "said")
+    _add(service, user, "Can you explain index funds in simple terms?",
+         datetime(2025, 3, 1, tzinfo=UTC), "filler")
+    last = _add(service, user, ended, datetime(2025, 5, 2, tzinfo=UTC), "ended")
+    rows = service.store.episode_versions(user, [first, last])
+    assert [(r["type"], r["src"], r["dst"], r["reason"]) for r in rows] == [
+        ("SUPERSEDES", last, first, reason)]
+    # a question about now gets the ending in place of the message it ended
+    got = service.recall(RecallIn(user_id=user, query="Who is my partner now?", limit=10,
+                                  kinds=[MemoryKind.EPISODE],
+                                  reference_time=datetime(2025, 6, 1, tzinfo=UTC)))
+    ids = [i.id for i in got.items]
+    assert last in ids and (first not in ids or ids.index(last) < ids.index(first))

@@ -736,6 +736,9 @@ def test_a_role_said_twice_with_its_duration() -> None:
     ("男朋友周屿说他周末可以开车帮我去宜家拉个书架，有没有适合猫的书架推荐？",
      {_u("has_boyfriend", "周屿")}),
     ("我妹妹王雪说她要结婚了", {_u("has_sister", "王雪")}),
+    # a name in the possessive is still the name
+    ("Also my boyfriend Callum's birthday is on the 22nd.", {_u("has_boyfriend", "Callum")}),
+    ("My dog Max's vet is great.", {_u("has_pet", "Max")}),
 ])
 def test_a_partner_named_without_wo_and_someone_else_helping(
         text: str, expected: set[Key]) -> None:

@@ -76,7 +76,7 @@ _ACTIVITY_ZH = (r"攀岩|跑步|游泳|健身|爬山|徒步|骑行|骑车|滑雪
                 r"练瑜伽|做瑜伽|瑜伽|钓鱼|跳舞")
 # After a relative's or a pet's name, the sentence goes on (a clause end or a lower-case
 # verb: "my son Eli turns four"), and the name is no possessive ("my sister Anna's friend").
-_GOES_ON = r"(?=\s*(?:[,.;!?]|$)|\s+(?-i:[a-z]))(?!'s)"
+_GOES_ON = r"(?=\s*(?:[,.;!?]|$)|\s+(?-i:[a-z])|['’]s\b)"
 _LIFE_RULES_EN: list[tuple[str, re.Pattern[str]]] = [
     ("allergy", re.compile(
         r"\bI\s+am\s+(?:(?:very|really|severely|quite|mildly|deathly|badly|super|also|so)\s+)?"
