@@ -196,7 +196,8 @@ def test_a_value_said_in_passing_in_long_requests_is_linked_sentence_by_sentence
     ("I switched my standup to every Tuesday morning.", "I go running every Saturday morning."),
     ("我总是记不住密码，现在换了新的密码管理器。", "我总是不知道该测什么边界情况。"),
     # the opener of a side remark is not what the remark is about
-    ("补充一点背景：签了新合同以后，每月存款从7200元变成了8000元。", "补充一点背景：我的房租是每月6400元。"),
+    ("补充一点背景：签了新合同以后，每月存款从7200元变成了8000元。",
+     "补充一点背景：我的房租是每月6400元。"),
 ])
 def test_a_shared_word_of_frequency_or_time_of_day_is_not_a_shared_subject(
         newer: str, older: str) -> None:
