@@ -68,6 +68,16 @@ def _zh(name: str, words: str, values: str = "", extra: str = "") -> Facet:
                  re.compile("|".join(re.escape(w) for w in vs) or "(?!)"))
 
 
+#: facets whose value is a time: a when-question asks for their value
+TIMED_FACETS = frozenset({"deadline"})
+
+
+def lifted_by(facets: tuple[Facet, ...], when: bool) -> tuple[Facet, ...]:
+    """The facets whose messages a question lifts: all of them, but for a when-question
+    only those whose value is a time ("When was my interview for the new job?" asks for a
+    time, not for the employer; "When is my grant due now?" asks for the deadline)."""
+    return tuple(f for f in facets if not when or f.name in TIMED_FACETS)
+
 EN_FACETS: tuple[Facet, ...] = (
     _en("employer", "employer, company, job, firm, workplace, employed, hired, joined",
         extra=r"work(?:s|ing|ed)?\s+(?:at|for)"),

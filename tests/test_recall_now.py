@@ -542,3 +542,16 @@ def test_a_chinese_partner_said_in_passing_is_found_as_the_current_one(
     # the old partner, if shown, is below the new one (a breakup ended him)
     ids = [i.id for i in got.items]
     assert old not in ids or ids.index(old) > first
+
+
+def test_a_when_question_is_lifted_by_a_facet_only_when_its_value_is_a_time() -> None:
+    from graphmem._facets import lifted_by
+
+    job = facets_of("When did I start at my new employer?")
+    assert [f.name for f in job] == ["employer"]
+    assert lifted_by(job, when=True) == ()
+    assert lifted_by(job, when=False) == job
+    due = facets_of("When is my grant submission due now?")
+    assert [f.name for f in lifted_by(due, when=True)] == ["deadline"]
+    assert [f.name for f in lifted_by(facets_of("我的基金申请什么时候截止？"), when=True)] == [
+        "deadline"]

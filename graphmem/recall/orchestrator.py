@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from graphmem._facets import facets_of, kin_of, of_another
+from graphmem._facets import facets_of, kin_of, lifted_by, of_another
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import first_person, snippet
 from graphmem._recall_versions import asks_before, resolve_versions
@@ -122,11 +122,8 @@ class Recaller:
         personal = first_person(q.query)  # a personal fact of the user's ("my manager")
         if personal:
             demote_requests(items, c.rows, t.request_weight, t.facet_lift_depth)
-            # "When was my interview for the new job?" asks for a time, not for the
-            # employer: every message naming an employer is no answer to it
-            if not a.when:
-                lift_on_facet(items, c.rows, facets, t.facet_lift, t.facet_lift_depth, kin,
-                              relations=t.facet_relations)
+            lift_on_facet(items, c.rows, lifted_by(facets, a.when), t.facet_lift,
+                          t.facet_lift_depth, kin, relations=t.facet_relations)
         # episode versions: the one valid at the time asked about first, contradictions
         versions = resolve_versions(
             self.store, q.user_id, items, c.rows,
