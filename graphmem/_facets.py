@@ -121,6 +121,11 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("study", "school, university, college, degree, course, studying, major"),
     _en("hobby", "hobby, hobbies, pastime, free time, spare time"),
     _en("budget", "budget, spend, spending, expenses"),
+    # the tool the user keeps their accounts in (the books of a small business, a budget)
+    _en("bookkeeping", "bookkeeping, accounting software, accounting app, budgeting app, "
+                       "expense tracker, expense app, invoicing",
+        "quickbooks, xero, freshbooks, wave, ynab, goodbudget, spreadsheet, google sheet",
+        extra=r"(?:keep|keeping|do|doing)\s+(?:the\s+|my\s+|our\s+)?(?:business\s+)?books"),
     # household machines, named by their brand as often as by what they are
     _en("washer", "washer, washing machine, laundry machine, dryer, tumble dryer",
         "bosch, miele, whirlpool, maytag, electrolux, beko, hotpoint, zanussi, lg, samsung"),
@@ -165,6 +170,8 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("study", "学校 大学 专业 课程 学位"),
     _zh("hobby", "爱好 业余"),
     _zh("budget", "预算 花销 开销 花费"),
+    _zh("bookkeeping", "记账 账本 记账软件 记账app 记账App", "随手记 钱迹 鲨鱼记账 挖财 网易有钱 "
+                                                        "口袋记账 Excel 表格"),
     _zh("washer", "洗衣机 烘干机 洗烘", "海尔 小天鹅 美的 西门子 博世 松下 LG 三星 米家"),
     _zh("vacuum", "扫地机 扫地机器人 吸尘器 扫拖", "科沃斯 石头 追觅 戴森 米家 云鲸 iRobot"),
 )

@@ -183,6 +183,13 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
                         facets_of("Where do I live now?"))
     assert on_facet("石头那台扫拖一体机确实省心，地板拖得锃亮。",
                     facets_of("我家用的是哪个牌子的扫地机？"))
+    # the tool the accounts are kept in, named by its brand
+    books = facets_of("What am I using to keep the business books these days?")
+    assert [f.name for f in books] == ["bookkeeping"]
+    assert on_facet("Canceled QuickBooks. Moved everything to Wave since it's free.", books)
+    assert not facets_of("What books am I reading these days?")
+    assert on_facet("对了，记账我已经换成钱迹了，随手记直接卸载了",
+                    facets_of("我现在用的记账软件是哪个？"))
 
 
 def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:
