@@ -80,7 +80,12 @@ def lifted_by(facets: tuple[Facet, ...], when: bool) -> tuple[Facet, ...]:
 
 EN_FACETS: tuple[Facet, ...] = (
     _en("employer", "employer, company, job, firm, workplace, employed, hired, joined",
-        extra=r"work(?:s|ing|ed)?\s+(?:at|for)"),
+        extra=r"work(?:s|ing|ed)?\s+(?:at|for)|where\s+(?:do|does)\s+\w+\s+work"),
+    # what the user does for work, asked in other words than the employer
+    _en("role", "occupation, profession, job title, do for a living, line of work, career",
+        "nurse, engineer, developer, designer, teacher, researcher, analyst, accountant, "
+        "lawyer, doctor, consultant, electrician, architect, pharmacist, product manager",
+        extra=r"work(?:s|ing|ed)?\s+as"),
     _en("manager", "boss, manager, supervisor, team lead, line manager",
         extra=r"report(?:s|ing)?\s+(?:to|directly)|whom?\s+do\s+i\s+report"),
     _en("home", "live, home, city, town, based, moved, relocated, settled, address, "
@@ -163,7 +168,8 @@ ZH_FACETS: tuple[Facet, ...] = (
                            "排球 飞盘 骑行 徒步 爬山 登山 滑雪 冲浪 拳击 普拉提 跳绳 划船"),
     _zh("language", "外语 语言", "英语 法语 德语 日语 韩语 西班牙语 意大利语 俄语 葡萄牙语 "
                               "阿拉伯语 粤语"),
-    _zh("role", "职务 职位 岗位 头衔 担任 当上 升职", "组长 经理 主管 总监 工程师 设计师 "
+    _zh("role", "职务 职位 岗位 头衔 担任 当上 升职 职业 做什么工作 干什么工作 干什么的",
+        "组长 经理 主管 总监 工程师 设计师 "
                                           "架构师 产品经理 负责人"),
     _zh("health", "过敏 吃药 医生 确诊"),
     _zh("weight", "体重 公斤"),

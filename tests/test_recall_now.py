@@ -188,6 +188,12 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert [f.name for f in books] == ["bookkeeping"]
     assert on_facet("Canceled QuickBooks. Moved everything to Wave since it's free.", books)
     assert not facets_of("What books am I reading these days?")
+    # what the user does for work, asked in other words than the employer
+    for asked in ("What do I do for a living these days?", "What is my occupation?",
+                  "我现在是做什么工作的？"):
+        assert [f.name for f in facets_of(asked)] == ["role"], asked
+    assert "nurse" in synonyms("What does Lisa do for a living?")
+    assert [f.name for f in facets_of("Where do I work now?")] == ["employer"]
     assert on_facet("对了，记账我已经换成钱迹了，随手记直接卸载了",
                     facets_of("我现在用的记账软件是哪个？"))
 
