@@ -194,6 +194,11 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
         assert [f.name for f in facets_of(asked)] == ["role"], asked
     assert "nurse" in synonyms("What does Lisa do for a living?")
     assert [f.name for f in facets_of("Where do I work now?")] == ["employer"]
+    # 交 is handing something in, not paying a fee, traffic or socialising
+    assert [f.name for f in facets_of("基金材料现在最晚哪天要交？")] == ["deadline"]
+    assert [f.name for f in facets_of("论文什么时候交？")] == ["deadline"]
+    assert not facets_of("我报烘焙班一共交了多少学费？")
+    assert not facets_of("那边交通方便吗？")
     assert on_facet("对了，记账我已经换成钱迹了，随手记直接卸载了",
                     facets_of("我现在用的记账软件是哪个？"))
 
