@@ -132,6 +132,34 @@ def test_scores_match_bm25_over_the_same_terms(store, user: str) -> None:  # typ
     assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
 
 
+def test_a_small_users_terms_are_read_in_one_round_trip(  # type: ignore[no-untyped-def]
+        store, user: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to ``FULL_SCAN_MAX`` nodes no term is capped: every term's nodes come in one query
+    (the size and the average length aside), with the scores of one query per term."""
+    texts = {"1": "Ann moved to Berlin and works at Acme", "2": "Ann likes tea",
+             "3": "Berlin is cold in winter; Ann bought a coat", "4": "Tea and cake at Acme"}
+    _episodes(store, user, texts)
+    name = "_query" if isinstance(store, FalkorStore) else "_run"
+    sent: list[str] = []
+    real = getattr(store, name)
+
+    def counting(text: str, params: dict, *a, **kw):  # type: ignore[no-untyped-def]
+        sent.append(text)
+        return real(text, params, *a, **kw)
+
+    monkeypatch.setattr(store, name, counting)
+    query = "Ann Berlin tea cake winter coat"
+    batched = store.fulltext_search("Episode", user, query, 10)
+    assert len(query_terms(query)) == 6
+    assert sum("queryNodes" in t for t in sent) == 1
+    # the same hits and scores as one query per term
+    monkeypatch.setattr(store._q, "has", lambda name: False)
+    sent.clear()
+    per_term = store.fulltext_search("Episode", user, query, 10)
+    assert sum("queryNodes" in t for t in sent) == 6
+    assert [(h.id, h.score) for h in per_term] == [(h.id, h.score) for h in batched]
+
+
 def test_a_term_capped_still_counts_its_frequency(store, user: str,  # type: ignore[no-untyped-def]
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A big user's common term is read for at most ``cap`` nodes (200 here), and its

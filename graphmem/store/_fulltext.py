@@ -132,13 +132,9 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
     avg = stats.get((label, user_id, ""), n, measure_length)
     df: dict[str, int] = {}
     docs: dict[str, Counter[str]] = {}
-    fetch = q.get("fulltext_search", label=label)
-    count = q.get("fulltext_count", label=label)
-    for term in _worth_reading(terms, stats, label, user_id, n, cap, df):
-        # Terms are letters and digits only (``_text_terms``): nothing in them is query
-        # syntax, so a failure is the store's and propagates.
-        params = {**base, "term": term, "cap": cap}
-        rows = run(fetch, params)
+
+    def read(term: str, rows: list[Any]) -> int:
+        """Keep the nodes ``rows`` found for ``term``; how many of them hold it."""
         holding = 0
         for node_id, node_terms in rows:
             counts = docs.get(str(node_id))
@@ -147,7 +143,24 @@ def search(run: Run, q: Queries, stats: CorpusStats, label: str, user_id: str, t
             # the embedded index also stems the question's word: a node it found through
             # that stem alone does not hold the term
             holding += counts[term] > 0
-        df[term] = holding
+        return holding
+
+    if n <= FULL_SCAN_MAX and q.has("fulltext_search_terms"):
+        # a small user: no term is capped, so every term's nodes come in one round trip
+        found: dict[str, list[Any]] = {t: [] for t in terms}
+        for term, node_id, node_terms in run(q.get("fulltext_search_terms", label=label),
+                                             {**base, "terms": terms}):
+            found.setdefault(str(term), []).append((node_id, node_terms))
+        df.update({t: read(t, found[t]) for t in terms})
+        return rank(docs, df, n, avg, k, query_weights(text, terms))
+    fetch = q.get("fulltext_search", label=label)
+    count = q.get("fulltext_count", label=label)
+    for term in _worth_reading(terms, stats, label, user_id, n, cap, df):
+        # Terms are letters and digits only (``_text_terms``): nothing in them is query
+        # syntax, so a failure is the store's and propagates.
+        params = {**base, "term": term, "cap": cap}
+        rows = run(fetch, params)
+        df[term] = holding = read(term, rows)
         if len(rows) >= cap:
             counted = stats.get((label, user_id, term), n, partial(_count, run, count, params))
             df[term] = max(holding, int(counted))

@@ -115,6 +115,10 @@ class Queries:
         parts = [p.strip() for p in text.split("\n;\n")]
         return [p.rstrip(";").strip() for p in parts if p.strip()]
 
+    def has(self, name: str) -> bool:
+        """Whether this dialect has query ``name`` (one a backend may do without)."""
+        return name in self._texts
+
     @property
     def names(self) -> list[str]:
         return sorted(self._texts)
