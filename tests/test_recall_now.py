@@ -85,10 +85,28 @@ def test_standouts_need_a_gap_and_a_floor(scores: tuple[float, ...], moved: bool
     ("Do I have practical experience with Rust?", False, True),
     ("我有没有Kafka的实战经验？", False, True),
     ("Is my rent still 1200?", False, True),
+    # that one time, the last time: the past
+    ("我那次跳槽去面试是几号？", True, False),
+    ("我上次体检是什么时候？", True, False),
+    ("我下次复查是哪天？", False, False),
 ])
 def test_which_questions_are_about_now(question: str, past: bool, yes_no: bool) -> None:
     assert asks_past(question) is past
     assert asks_yes_no(question) is yes_no
+
+
+@pytest.mark.parametrize(("question", "before"), [
+    ("What phone did I have before this one?", True),
+    ("我上一份工作在哪家公司？", True),
+    ("上学期我带的是哪个班？", True),
+    ("我前任叫什么？", True),
+    ("我现在在哪家公司上班？", False),
+    ("上个月我跑了多少公里？", False),  # a window, not what came before a change
+])
+def test_which_questions_ask_what_came_before_a_change(question: str, before: bool) -> None:
+    from graphmem._recall_versions import asks_before
+
+    assert asks_before(question) is before
 
 
 def _say(service: MemoryService, user: str, day: int, text: str) -> str:
