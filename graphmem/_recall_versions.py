@@ -33,7 +33,7 @@ HOPS = 2
 _ABOVE = 1.001
 
 _BEFORE = re.compile(
-    r"\b(?:before (?:I|we|the|my|it)|used to|previously|originally|at first|formerly|"
+    r"\b(?:before (?:I|we|the|my|it|this|that)|used to|previously|originally|at first|formerly|"
     r"(?:my|the) (?:old|previous|former)|back then)\b|以前|之前|原来|当初|过去|曾经|换之前|"
     r"上一(?:份|个|任|家|辆|部|台)|上家|前任|上(?:个)?学期",
     re.I)
