@@ -88,8 +88,9 @@ EN_FACETS: tuple[Facet, ...] = (
         extra=r"work(?:s|ing|ed)?\s+as"),
     _en("manager", "boss, manager, supervisor, team lead, line manager",
         extra=r"report(?:s|ing)?\s+(?:to|directly)|whom?\s+do\s+i\s+report"),
+    # "my landlady here in Porto": where the user lives, said in passing
     _en("home", "live, home, city, town, based, moved, relocated, settled, address, "
-                "neighborhood, neighbourhood, hometown", extra=r"living\s+in"),
+                "neighborhood, neighbourhood, hometown", extra=r"living\s+in|here\s+in"),
     _en("rent", "rent, landlord, lease, apartment, flat, mortgage, housing"),
     _en("savings", "savings, put aside, set aside, put away, emergency fund, rainy day, "
                    "rainy-day, nest egg",
@@ -112,7 +113,11 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("pet", "pet", "dog, cat, puppy, kitten, rabbit, bunny, hamster, guinea pig, parrot, "
                       "budgie, tortoise, turtle, goldfish, gecko, ferret, pup"),
     _en("partner", "partner, wife, husband, girlfriend, boyfriend, spouse, fiance, fiancee, "
-                   "married"),
+                   "married, anniversary, dating, date night"),
+    # what the user drives or rides (a car, a bike), named by its make as often as not
+    _en("car", "car, vehicle, bike, bicycle, e-bike, motorbike, motorcycle",
+        "toyota, honda, ford, tesla, kia, hyundai, volkswagen, bmw, audi, subaru, mazda, "
+        "nissan, volvo, byd, surly, trek, specialized, cannondale, kona, brompton"),
     _en("children", "kid, son, daughter, child, children, baby"),
     _en("exercise", "exercise, workout, sport, gym", "running, jog, swim, yoga, climbing, "
                     "cycling, marathon, personal best, pilates, tennis, badminton, squash, "
@@ -142,7 +147,7 @@ ZH_FACETS: tuple[Facet, ...] = (
     # 汇报 alone is also presenting ("下周我要汇报团队的季度成果"): reporting to someone
     _zh("manager", "上级 领导 老板 经理 主管 归谁管 管我",
         extra=r"向[^，。,？?！!]{0,8}汇报|汇报给|汇报对象"),
-    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了"),
+    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了 小区 物业"),
     _zh("rent", "房租 租金 月租 房东 房贷 房子"),
     _zh("employer", "公司 单位 任职 入职 上班 跳槽 工作单位 离职 干了 换工作 新工作 新公司",
         # 我在北辰医疗做后端; not 我在厨房做饭, 我在家上班 (where, not for whom)
@@ -162,10 +167,10 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("device", "手机 电脑 笔记本 平板",
         "iPhone, 华为, 小米, 荣耀, OPPO, vivo, 一加, 三星, Mate, Pixel, iPad, MacBook, ThinkPad"),
     _zh("commute", "通勤", "开车 地铁 公交 骑车 自行车"),
-    _zh("car", "开什么车 开的车 我的车 车子 座驾 新车 买车 换车 提车", "一辆 辆车"),
+    _zh("car", "开什么车 开的车 我的车 车子 座驾 新车 买车 换车 提车 啥车 什么车", "一辆 辆车"),
     _zh("carrier", "运营商 手机号 号码 携号转网 话费 套餐", "移动 联通 电信"),
     _zh("pet", "宠物", "猫 狗 兔子 仓鼠 鹦鹉 乌龟 金鱼 豚鼠"),
-    _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚"),
+    _zh("partner", "对象 老婆 老公 妻子 丈夫 男朋友 女朋友 结婚 纪念日 约会"),
     _zh("children", "孩子 儿子 女儿 宝宝"),
     _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松 羽毛球 乒乓球 网球 篮球 足球 "
                            "排球 飞盘 骑行 徒步 爬山 登山 滑雪 冲浪 拳击 普拉提 跳绳 划船"),
@@ -252,7 +257,17 @@ def told(sentence: str) -> list[str]:
     return [c for c in _CLAUSE.split(sentence)[:-1] if c.strip() and not _asks_clause(c)]
 
 
+# a request to the assistant about something of the user's ("Can you help me write a
+# message to my landlady here in Porto"): what it names of theirs is told, unless it asks
+_REQUEST_OPENING = re.compile(
+    r"(?i)^\s*(?:(?:so|and|also|ok|okay)\s+)?(?:(?:can|could|would|will)\s+you|please|help\s+me)\b")
+_MINE = re.compile(r"(?i)\b(?:my|our)\b")
+_WH = re.compile(r"(?i)\b(?:what|which|who|whom|whose|when|where|why|how|whether|if)\b")
+
+
 def _asks_clause(clause: str) -> bool:
+    if _REQUEST_OPENING.match(clause) and _MINE.search(clause) and not _WH.search(clause):
+        return False
     m = _CLAUSE_ASKS.search(clause)
     # 他周末可以开车帮我去拉书架: someone else helping, not a request to the assistant
     return m is not None and not (m[0] in ("帮我", "帮忙")
