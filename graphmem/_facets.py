@@ -147,7 +147,7 @@ ZH_FACETS: tuple[Facet, ...] = (
     # 汇报 alone is also presenting ("下周我要汇报团队的季度成果"): reporting to someone
     _zh("manager", "上级 领导 老板 经理 主管 归谁管 管我",
         extra=r"向[^，。,？?！!]{0,8}汇报|汇报给|汇报对象"),
-    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了 小区 物业"),
+    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了"),
     _zh("rent", "房租 租金 月租 房东 房贷 房子"),
     _zh("employer", "公司 单位 任职 入职 上班 跳槽 工作单位 离职 干了 换工作 新工作 新公司",
         # 我在北辰医疗做后端; not 我在厨房做饭, 我在家上班 (where, not for whom)
