@@ -78,6 +78,7 @@ def lifted_by(facets: tuple[Facet, ...], when: bool) -> tuple[Facet, ...]:
     time, not for the employer; "When is my grant due now?" asks for the deadline)."""
     return tuple(f for f in facets if not when or f.name in TIMED_FACETS)
 
+
 EN_FACETS: tuple[Facet, ...] = (
     _en("employer", "employer, company, job, firm, workplace, employed, hired, joined",
         extra=r"work(?:s|ing|ed)?\s+(?:at|for)|where\s+(?:do|does)\s+\w+\s+work"),
@@ -177,15 +178,14 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("language", "外语 语言", "英语 法语 德语 日语 韩语 西班牙语 意大利语 俄语 葡萄牙语 "
                               "阿拉伯语 粤语"),
     _zh("role", "职务 职位 岗位 头衔 担任 当上 升职 职业 做什么工作 干什么工作 干什么的",
-        "组长 经理 主管 总监 工程师 设计师 "
-                                          "架构师 产品经理 负责人"),
+        "组长 经理 主管 总监 工程师 设计师 架构师 产品经理 负责人"),
     _zh("health", "过敏 吃药 医生 确诊"),
     _zh("weight", "体重 公斤"),
     _zh("study", "学校 大学 专业 课程 学位"),
     _zh("hobby", "爱好 业余"),
     _zh("budget", "预算 花销 开销 花费"),
-    _zh("bookkeeping", "记账 账本 记账软件 记账app 记账App", "随手记 钱迹 鲨鱼记账 挖财 网易有钱 "
-                                                        "口袋记账 Excel 表格"),
+    _zh("bookkeeping", "记账 账本 记账软件 记账app 记账App",
+        "随手记 钱迹 鲨鱼记账 挖财 网易有钱 口袋记账 Excel 表格"),
     _zh("washer", "洗衣机 烘干机 洗烘", "海尔 小天鹅 美的 西门子 博世 松下 LG 三星 米家"),
     _zh("vacuum", "扫地机 扫地机器人 吸尘器 扫拖", "科沃斯 石头 追觅 戴森 米家 云鲸 iRobot"),
 )

@@ -268,7 +268,7 @@ def _replaced_episodes(desired: list[DesiredNode], edges: set[tuple[str, str, st
         why = f"{predicate.replace('_', ' ')} {old.obj} -> {new.obj}"
         out += [(a, b, why) for a in sorted(new_eps) for b in sorted(old_eps)
                 if a != b and (new_eps[a] or old_eps[b])]
-    # a message that ends a relation ("Callum and I broke up", 随手记直接卸载) is the newer
+    # a message that ends a relation ("Callum and I broke up", 跟李航分手了) is the newer
     # version of the messages that said it: for a question about now, the ending is what holds
     for node in desired:
         if node.end is None:
