@@ -37,21 +37,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import RESULTS, header, latency_summary, log, table, write_json  # noqa: E402
+from _common import RESULTS, header, latency_summary, log, write_json  # noqa: E402
 from _retrieval import Baselines, multilingual_tokens  # noqa: E402
-from single_user import GraphQL, graphmem_rank  # noqa: E402
+from single_user import GraphQL, aggregate, graphmem_rank, markdown  # noqa: E402
 from single_user import score as single_user_score  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -137,29 +135,6 @@ def ingest(gql: GraphQL, chat: Chat, user_turns_only: bool) -> int:
     return sum(len(v) for v in sessions.values())
 
 
-def aggregate(rows: list[tuple[Question, dict[str, float | None]]]) -> dict[str, Any]:
-    def mean(key: str, subset: list[tuple[Question, dict[str, float | None]]]) -> float | None:
-        vals = [m[key] for _, m in subset if m[key] is not None]
-        return round(statistics.fmean(v for v in vals if v is not None), 4) if vals else None
-
-    by_kind = {k: [r for r in rows if r[0].kind == k] for k in KINDS}
-    return {"n": len(rows),
-            **{m: mean(m, rows) for m in ("R@5", "R@10", "R@20", "allIn10", "MRR")},
-            "update": mean("update", rows), "contradiction_both": mean("both", rows),
-            "r10_by_kind": {k: mean("R@10", v) for k, v in by_kind.items()},
-            "mrr_by_kind": {k: mean("MRR", v) for k, v in by_kind.items()},
-            "n_by_kind": {k: len(v) for k, v in by_kind.items()}}
-
-
-def markdown(results: dict[str, dict[str, Any]]) -> str:
-    head = ["lang", "retriever", "n", "R@10", "R@5", "MRR",
-            *(f"R@10 {k}" for k in KINDS), "update", "contra both"]
-    rows = [[lang, name, a["n"], a["R@10"], a["R@5"], a["MRR"],
-             *(a["r10_by_kind"][k] for k in KINDS), a["update"], a["contradiction_both"]]
-            for lang, by_name in results.items() for name, a in by_name.items()]
-    return table(head, rows)
-
-
 def show_miss(chat: Chat, q: Question, ranked: list[str], m: dict[str, float | None]) -> None:
     text = {x.id: x.text for x in chat.messages}
     rank = {ref: i + 1 for i, ref in enumerate(ranked)}
@@ -240,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         tmp.cleanup()
 
     langs = [lang for lang in ("en", "zh") if any(c.lang == lang for c in chats)]
-    results = {lang: {name: aggregate(per_q[(lang, name)]) for name in RETRIEVERS}
+    results = {lang: {name: aggregate(per_q[(lang, name)], KINDS) for name in RETRIEVERS}
                for lang in langs}
-    text = markdown(results)
+    text = markdown(results, KINDS)
     print(text)
     report = header("longchat-evidence-recall")
     report.update({

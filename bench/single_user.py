@@ -142,24 +142,27 @@ def score(q: Question, ranked: list[str]) -> dict[str, float | None]:
     return out
 
 
-def aggregate(rows: list[tuple[Question, dict[str, float | None]]]) -> dict[str, Any]:
-    def mean(key: str, subset: list[tuple[Question, dict[str, float | None]]]) -> float | None:
+def aggregate(rows: list[tuple[Any, dict[str, float | None]]],
+              kinds: tuple[str, ...] = KINDS) -> dict[str, Any]:
+    """Means over the questions ``rows`` (each with its ``.kind``), overall and per kind."""
+    def mean(key: str, subset: list[tuple[Any, dict[str, float | None]]]) -> float | None:
         vals = [m[key] for _, m in subset if m[key] is not None]
         return round(statistics.fmean(v for v in vals if v is not None), 4) if vals else None
 
-    by_kind = {k: [r for r in rows if r[0].kind == k] for k in KINDS}
+    by_kind = {k: [r for r in rows if r[0].kind == k] for k in kinds}
     return {"n": len(rows),
             **{m: mean(m, rows) for m in ("R@5", "R@10", "R@20", "allIn10", "MRR")},
             "update": mean("update", rows), "contradiction_both": mean("both", rows),
             "r10_by_kind": {k: mean("R@10", v) for k, v in by_kind.items()},
+            "mrr_by_kind": {k: mean("MRR", v) for k, v in by_kind.items()},
             "n_by_kind": {k: len(v) for k, v in by_kind.items()}}
 
 
-def markdown(results: dict[str, dict[str, Any]]) -> str:
+def markdown(results: dict[str, dict[str, Any]], kinds: tuple[str, ...] = KINDS) -> str:
     head = ["lang", "retriever", "n", "R@10", "R@5", "MRR",
-            *(f"R@10 {k}" for k in KINDS), "update", "contra both"]
+            *(f"R@10 {k}" for k in kinds), "update", "contra both"]
     rows = [[lang, name, a["n"], a["R@10"], a["R@5"], a["MRR"],
-             *(a["r10_by_kind"][k] for k in KINDS), a["update"], a["contradiction_both"]]
+             *(a["r10_by_kind"][k] for k in kinds), a["update"], a["contradiction_both"]]
             for lang, by_name in results.items() for name, a in by_name.items()]
     return table(head, rows)
 
