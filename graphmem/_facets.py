@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from graphmem._passages import SENTENCE_END
+from graphmem.extract._text import someone_else_helps
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -269,9 +270,7 @@ def _asks_clause(clause: str) -> bool:
     if _REQUEST_OPENING.match(clause) and _MINE.search(clause) and not _WH.search(clause):
         return False
     m = _CLAUSE_ASKS.search(clause)
-    # 他周末可以开车帮我去拉书架: someone else helping, not a request to the assistant
-    return m is not None and not (m[0] in ("帮我", "帮忙")
-                                  and re.search(r"[他她]", clause[: m.start()]) is not None
+    return m is not None and not (someone_else_helps(m[0], clause[: m.start()])
                                   and not _CLAUSE_ASKS.search(clause, m.end()))
 
 

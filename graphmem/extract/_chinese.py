@@ -34,6 +34,7 @@ from graphmem.extract._text import (
     cut_at_words,
     has_cjk,
     scan,
+    someone_else_helps,
     split_at_words,
     tagged,
     word_bounds,
@@ -677,9 +678,7 @@ def _asking(clause: str, last: bool) -> bool:
     if _asks(c):
         return True
     m = _REQUEST_ZH.search(c)
-    # 他周末可以开车帮我去宜家拉书架: someone else helping, not a request to the assistant
-    return m is not None and not (m.group(0) in ("帮我", "帮忙")
-                                  and re.search(r"[他她]", c[: m.start()]))
+    return m is not None and not someone_else_helps(m.group(0), c[: m.start()])
 
 
 _SOMEONE_ZH = re.compile(r"[我你他她它咱您俺]|大家|别人|朋友|同事|老板|领导|室友|邻居|同学|"

@@ -112,6 +112,12 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+def someone_else_helps(request: str, before: str) -> bool:
+    """Is the request word ``request`` (帮我, 帮忙), after ``before`` in its clause, someone
+    else's help rather than a request to the assistant (他周末可以开车帮我去宜家拉书架)?"""
+    return request in ("帮我", "帮忙") and re.search(r"[他她]", before) is not None
+
+
 MAX_SENTENCE = 400
 
 
