@@ -283,16 +283,21 @@ def gist(text: str) -> Gist:
     changed: set[str] = set()
     near: set[str] = set()
     for part in _SENTENCE.split(text):
-        if _CHANGE_TO.search(part) or says_change(part) or _NOW.search(part):
+        if _changes(part):
             changed |= value_tokens(part)
             clauses = _CLAUSE.split(part)
             for i, clause in enumerate(clauses):
-                if _CHANGE_TO.search(clause) or says_change(clause) or _NOW.search(clause):
+                if _changes(clause):
                     near.update(t for c in clauses[max(0, i - 1): i + 3] for t in topic_terms(c))
-    return Gist(frozenset(topic_terms(text)), frozenset(values),
-                to is not None or says_change(text) or _NOW.search(text) is not None,
+    return Gist(frozenset(topic_terms(text)), frozenset(values), _changes(text),
                 to is not None, frozenset(target), frozenset(_words(text)), frozenset(changed),
                 frozenset(near))
+
+
+def _changes(text: str) -> bool:
+    """Does ``text`` say a change, where it went or "now"?"""
+    return _CHANGE_TO.search(text) is not None or says_change(text) \
+        or _NOW.search(text) is not None
 
 
 def value_tokens(text: str) -> set[str]:
