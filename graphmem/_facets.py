@@ -193,6 +193,9 @@ ZH_FACETS: tuple[Facet, ...] = (
 
 
 @lru_cache(maxsize=4096)
+_EN_BY_NAME = {f.name: f for f in EN_FACETS}
+
+
 def facets_of(question: str) -> tuple[Facet, ...]:
     """The facets a question names: Chinese ones when it has Han characters, else English."""
     table = ZH_FACETS if _HAN.search(question) else EN_FACETS
@@ -205,14 +208,13 @@ def synonyms(question: str) -> list[str]:
     values unless it names one itself ("How often do I drink tea?" is about tea)."""
     folded = question.casefold()
     out: list[str] = []
-    english = {f.name: f for f in EN_FACETS}
     for facet in facets_of(question):
         named_value = facet.said.pattern != facet.asked.pattern and \
             facet.said.search(facet.asked.sub(" ", question)) is not None
         # a Chinese question also looks for the English words of its facet: relations are
         # stated in English ("user has a boyfriend named 周屿") whatever the language said
-        also = english[facet.name].words if _HAN.search(question) and facet.name in english \
-            else ()
+        also = _EN_BY_NAME[facet.name].words \
+            if _HAN.search(question) and facet.name in _EN_BY_NAME else ()
         for w in facet.words + (() if named_value else facet.values) + also:
             if w.casefold() not in folded and w not in out:
                 out.append(w)
