@@ -192,10 +192,10 @@ ZH_FACETS: tuple[Facet, ...] = (
 )
 
 
-@lru_cache(maxsize=4096)
 _EN_BY_NAME = {f.name: f for f in EN_FACETS}
 
 
+@lru_cache(maxsize=4096)
 def facets_of(question: str) -> tuple[Facet, ...]:
     """The facets a question names: Chinese ones when it has Han characters, else English."""
     table = ZH_FACETS if _HAN.search(question) else EN_FACETS
