@@ -522,7 +522,12 @@ _LINE = re.compile(r"^\[(\d+)\] [^|]*\| [^:]*: (.*)$")
 
 def stub_model_reply(messages: list[dict[str, Any]]) -> str:
     """What the stub server answers, shaped like a model's reply: one ``likes`` relation per
-    numbered message (its last word), per episode when the request holds several."""
+    numbered message (its last word), per episode when the request holds several; to a
+    version-link request, no links."""
+    from graphmem.extract._llm_versions import VERSION_PROMPT
+
+    if messages[0].get("content") == VERSION_PROMPT:
+        return json.dumps({"links": []})
     prompt = str(messages[-1].get("content") or "")
 
     def relations(lines: list[str]) -> list[dict[str, Any]]:
@@ -559,7 +564,8 @@ class _OneCallPerEpisode:
 
 def run_llm_batching(json_path: Path | None, per_request: int = 20) -> int:
     """Calls and tokens per single-message episode through ``addEpisodes`` with the LLM
-    engine against the local stub server, one request per episode (before) and batched."""
+    engine against the local stub server, one request per episode (before) and batched,
+    with the version links left to the rules and asked of the model too (the default)."""
     import tempfile
 
     sys.path.insert(0, str(ROOT / "tests"))
@@ -576,13 +582,17 @@ def run_llm_batching(json_path: Path | None, per_request: int = 20) -> int:
         stub.default_reply = stub_model_reply
         service = _open_service(tmp)
         try:
-            for mode in ("one request per episode", "batched (extract_many)"):
+            for n_mode, mode in enumerate(("one request per episode",
+                                           "batched, rules link versions",
+                                           "batched + model version links")):
                 stub.reset()
                 stub.default_reply = stub_model_reply
                 llm = LLMExtractor(base_url=stub.base_url, api_key="bench", model="stub",
                                    fallback=RuleExtractor(), batch_size=8)
                 service.extractor = llm if mode.startswith("batched") else _OneCallPerEpisode(llm)
-                user = "llm-" + mode.split()[0]
+                service.settings = service.settings.model_copy(
+                    update={"llm_versions": "model" in mode})
+                user = f"llm-{n_mode}"
                 episodes = [EpisodeIn(user_id=user, occurred_at=start + timedelta(hours=i),
                                       content=t, role="user", source_ref=f"m{i}")
                             for i, t in enumerate(texts)]
@@ -602,14 +612,15 @@ def run_llm_batching(json_path: Path | None, per_request: int = 20) -> int:
                                                 / n, 1),
                     "relations_stored": stored, "fallbacks": llm.stats.fallbacks,
                     "solo_retries": llm.stats.solo_retries,
+                    "version_requests": llm.stats.version_requests,
                 })
         finally:
             service.close()
     print("LLM engine against the local stub (tokens: the stub's len(text) // 4)")
-    print(f"{'mode':<26} {'eps':>5} {'calls':>6} {'calls/ep':>9} {'prompt/ep':>10} "
+    print(f"{'mode':<30} {'eps':>5} {'calls':>6} {'calls/ep':>9} {'prompt/ep':>10} "
           f"{'compl/ep':>9} {'rels':>5}")
     for r in rows:
-        print(f"{r['mode']:<26} {r['episodes']:>5} {r['calls']:>6} {r['calls_per_episode']:>9} "
+        print(f"{r['mode']:<30} {r['episodes']:>5} {r['calls']:>6} {r['calls_per_episode']:>9} "
               f"{r['prompt_tokens_per_episode']:>10} {r['completion_tokens_per_episode']:>9} "
               f"{r['relations_stored']:>5}")
     path = json_path or ROOT / "bench" / "results" / "rules_eval_llm_batching.json"

@@ -31,9 +31,11 @@ from dataclasses import dataclass
 
 from graphmem._passages import parse_id, statements
 from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
+from graphmem.extract._llm_versions import Said as ModelSaid
+from graphmem.extract._llm_versions import VersionAsk, VersionProposal
 from graphmem.ingest import PreparedEpisode
 from graphmem.model import to_ms
-from graphmem.store.base import NodeWrite, Store, WritePlan
+from graphmem.store.base import NodeWrite, Row, Store, WritePlan
 from graphmem.store.queries import PASSAGE
 
 #: nearest episodes per new episode, from each of the vector and the full-text index
@@ -45,6 +47,10 @@ EMBED_CHARS = 2000
 #: the least score of a verdict found sentence by sentence: those on values (a number, a
 #: date or a name replaced: .7 and up), not the one on shared words alone (.6)
 VALUE_SCORE = 0.7
+#: the score of a link the model proposed (the rules' surest verdicts score higher)
+MODEL_SCORE = 0.8
+#: other episodes shown to the model per new episode
+MAX_ASKED = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +80,12 @@ class VersionLink:
 def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpisode],
                   vectors: Sequence[Sequence[float]],
                   embed: Callable[[list[str]], list[list[float]]],
-                  passages: dict[str, list[NodeWrite]] | None = None) -> list[VersionLink]:
+                  passages: dict[str, list[NodeWrite]] | None = None,
+                  proposed: Sequence[VersionProposal] = ()) -> list[VersionLink]:
     """Add to ``plan`` the SUPERSEDES / DISPUTED edges between the episodes being written
     (with their content vectors and their passages') and the user's others, and among
-    themselves; returns them. Only statements by the same speaker are compared."""
+    themselves; returns them. Only statements by the same speaker are compared.
+    ``proposed``: pairs the model linked (``version_asks``), each checked again here."""
     fresh = [NewEpisode.of(p, v) for p, v in zip(episodes, vectors, strict=True)]
     said = {e.id: read_sentences(e.id, e.content, e.occurred_at, e.role) for e in fresh}
     who = {e.id: speaker_of(e.speaker) for e in fresh}
@@ -86,13 +94,10 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
     if not asking:
         return []
     user = plan.user_id
-    found: dict[str, set[str]] = {e.id: set() for e in asking}
-    for e in asking:
-        hits = store.vector_search("Episode", user, list(e.vector), CANDIDATES)
-        hits += store.fulltext_search("Episode", user, e.content, CANDIDATES)
-        found[e.id].update(h.id for h in hits if h.id not in said)
-    stored = {r["id"]: r for r in store.nodes(
-        "Episode", user, sorted({i for ids in found.values() for i in ids}))}
+    found = {e.id: [i for i in _nearest(store, user, e) if i not in said] for e in asking}
+    wanted = {i for ids in found.values() for i in ids}
+    wanted |= {p.other_id for p in proposed if p.other_id not in said}
+    stored = {r["id"]: r for r in store.nodes("Episode", user, sorted(wanted))}
     for i, row in stored.items():
         if row.get("forgottenAt") is None:
             said[i] = read_sentences(i, str(row.get("content") or ""),
@@ -108,9 +113,10 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
         order = sorted(texts)
         vecs.update(zip(order, embed([texts[i] for i in order]), strict=True))
     by_sentence = _sentence_links(store, user, asking, passages or {}, who)
+    by_model = _model_links(proposed, {e.id: e for e in fresh}, stored, who)
     pairs: dict[frozenset[str], VersionLink] = {}
     for e in asking:
-        mine: list[VersionLink] = list(by_sentence.get(e.id, []))
+        mine: list[VersionLink] = by_sentence.get(e.id, []) + by_model.get(e.id, [])
         ids = [i for i in found[e.id] if said.get(i)] + [o.id for o in asking if o.id != e.id]
         for other in ids:
             if who[other] != who[e.id]:
@@ -131,6 +137,68 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
                            {"at": plan.at, "reason": link.verdict.reason,
                             "score": link.verdict.score})
     return links
+
+
+def version_asks(store: Store, user: str, fresh: Sequence[NewEpisode]) -> list[VersionAsk]:
+    """What the model is asked about a write (``graphmem.extract._llm_versions``): each
+    new episode that states something, with the same speaker's episodes nearest to it
+    (the candidates the rules judge) and the write's earlier ones, oldest first."""
+    asking = [e for e in fresh if read_sentences(e.id, e.content, e.occurred_at, e.role)]
+    if not asking:
+        return []
+    new_ids = {e.id for e in fresh}
+    near = {e.id: [i for i in _nearest(store, user, e) if i not in new_ids] for e in asking}
+    rows = {r["id"]: r for r in store.nodes(
+        "Episode", user, sorted({i for ids in near.values() for i in ids}))}
+    asks: list[VersionAsk] = []
+    for e in asking:
+        others = [ModelSaid(r["id"], str(r.get("content") or ""), int(r.get("occurredAt") or 0))
+                  for r in (rows.get(i) for i in near[e.id])
+                  if r is not None and r.get("forgottenAt") is None
+                  and r.get("role") != "assistant" and str(r.get("content") or "").strip()
+                  and speaker_of(r.get("speaker")) == speaker_of(e.speaker)]
+        others += [ModelSaid(o.id, o.content, o.occurred_at) for o in asking
+                   if (o.occurred_at, o.id) < (e.occurred_at, e.id)
+                   and speaker_of(o.speaker) == speaker_of(e.speaker)][-MAX_ASKED:]
+        others = sorted({o.id: o for o in others}.values(), key=lambda o: (o.at, o.id))
+        if others:
+            asks.append(VersionAsk(ModelSaid(e.id, e.content, e.occurred_at),
+                                   tuple(others[-MAX_ASKED:])))
+    return asks
+
+
+def _nearest(store: Store, user: str, e: NewEpisode) -> list[str]:
+    """The user's episodes nearest to ``e``: by vector, then by full text."""
+    hits = store.vector_search("Episode", user, list(e.vector), CANDIDATES)
+    hits += store.fulltext_search("Episode", user, e.content, CANDIDATES)
+    return list(dict.fromkeys(h.id for h in hits))
+
+
+def _model_links(proposed: Sequence[VersionProposal], fresh: dict[str, NewEpisode],
+                 stored: dict[str, Row], who: dict[str, str]) -> dict[str, list[VersionLink]]:
+    """The model's pairs that still hold at write time: the new episode is being written,
+    the other is one of the user's (or of this write), not forgotten, not an assistant's
+    turn, and said by the same speaker. The newer of the two is the one said later."""
+    out: dict[str, list[VersionLink]] = {}
+    for p in proposed:
+        e = fresh.get(p.new_id)
+        if e is None or p.other_id == p.new_id:
+            continue
+        if p.other_id in fresh:
+            o = fresh[p.other_id]
+            other_at, role, speaker = o.occurred_at, o.role, o.speaker
+        elif (row := stored.get(p.other_id)) is not None and row.get("forgottenAt") is None:
+            other_at, role, speaker = (int(row.get("occurredAt") or 0), row.get("role"),
+                                       row.get("speaker"))
+        else:
+            continue
+        if role == "assistant" or speaker_of(speaker) != who.get(e.id, speaker_of(e.speaker)):
+            continue
+        newer, older = (e.id, p.other_id) if (e.occurred_at, e.id) > (other_at, p.other_id) \
+            else (p.other_id, e.id)
+        verdict = Verdict(p.kind, MODEL_SCORE, p.reason)
+        out.setdefault(e.id, []).append(VersionLink(p.kind, newer, older, verdict))
+    return out
 
 
 def _sentence_links(store: Store, user: str, asking: Sequence[NewEpisode],

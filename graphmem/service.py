@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from graphmem._entities import EntityRef, EntityResolver
-from graphmem._episode_versions import MAX_LINKS, plan_versions
+from graphmem._episode_versions import MAX_LINKS, NewEpisode, plan_versions, version_asks
 from graphmem._events import EventPage, forget_change
 from graphmem._events import events as read_events
 from graphmem._guard_fields import guard_relations
@@ -35,6 +35,7 @@ from graphmem._webhooks import WebhookDispatcher
 from graphmem.embed import CachedEmbedder, Embedder, entity_similarity, query_embedder
 from graphmem.errors import ConflictError, InvalidInputError, NotFoundError
 from graphmem.extract import Extractor, extract_windows
+from graphmem.extract._llm_versions import VersionProposal
 from graphmem.ingest import PreparedEpisode, prepare
 from graphmem.inputs import EpisodeIn, RecallIn, RelationIn, check_chars, check_id, check_instant
 from graphmem.lifecycle import Lifecycle
@@ -288,6 +289,8 @@ class MemoryService:
         # long episodes: their passages' own vectors (graphmem._passages)
         passages = passage_writes(self.embedder.embed, self.embedder.model_id, [
             (p.id, p.user_id, p.content, p.role) for p in todo]) if s.passages else {}
+        # with the LLM engine: the pairs the model links as versions (checked in the write)
+        proposed = self._proposed_versions(user_id, todo, contents)
 
         def write() -> tuple[list[PreparedEpisode], dict[str, Row], list[str | None],
                             dict[str, list[int]], dict[str, list[EntityRef]],
@@ -384,7 +387,7 @@ class MemoryService:
             replaced: list[tuple[str, str, str]] = []
             node_for = self._write_statements(plan, statements, replaced) if statements else []
             plan_versions(self.store, plan, fresh, vectors, self.embedder.embed,  # same plan
-                          passages)
+                          passages, proposed)
             self._link_replaced(plan, replaced, fresh)
             self.apply(plan)
             return fresh, known, node_for, per_episode, mentions, skipped
@@ -394,6 +397,18 @@ class MemoryService:
         self.reflections.note(user_id, len(fresh))
         return self._episode_results(prepared, known, node_for, per_episode, extractions,
                                      mentions, skipped)
+
+    def _proposed_versions(self, user_id: str, todo: list[PreparedEpisode],
+                           contents: dict[str, list[float]]) -> list[VersionProposal]:
+        """The model's version links for these episodes, when the extractor is an LLM and
+        ``llm_versions`` is on; asked before the write lock, like the extraction."""
+        propose = getattr(self.extractor, "propose_versions", None)
+        if not (self.settings.llm_versions and callable(propose) and todo):
+            return []
+        asks = version_asks(self.store, user_id,
+                            [NewEpisode.of(p, contents[p.id]) for p in todo])
+        found: list[VersionProposal] = propose(asks) if asks else []
+        return found
 
     def _planned_write[T](self, write: Callable[[], T]) -> T:
         """Read, decide and write under the write lock; planned again when the store refuses

@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 30.0
     llm_max_retries: int = 3
     llm_batch_size: int = 8
+    #: with the LLM engine, the model also proposes which earlier messages a new one
+    #: replaces or contradicts (graphmem.extract._llm_versions): one more request per six
+    #: new messages that state something; false: the rules alone link versions
+    llm_versions: bool = True
     min_confidence: float = 0.6
     #: name-embedding similarity at which a new name joins a stored entity; None: the
     #: embedder's own (0.86 for MiniLM, calibrated per model: see graphmem._embed_multi)

@@ -14,6 +14,7 @@ import pytest
 
 from graphmem.embed import HashingEmbedder
 from graphmem.extract import Message, extract_windows
+from graphmem.extract._llm_versions import VERSION_PROMPT
 from graphmem.extract.llm import LLMExtractor
 from graphmem.extract.rules import RuleExtractor
 from graphmem.inputs import EpisodeIn
@@ -36,7 +37,9 @@ def _relations(lines: list[str], tag: str = "") -> list[dict[str, Any]]:
 
 def model(messages: list[dict[str, Any]]) -> str:
     """Answers like a model would: one ``likes`` per numbered message (its last word), per
-    episode when the request holds several."""
+    episode when the request holds several; no version links."""
+    if messages[0]["content"] == VERSION_PROMPT:
+        return json.dumps({"links": []})
     prompt = str(messages[-1]["content"])
     if "Episode 0:" not in prompt:
         return json.dumps({"entities": [], "relations": _relations(prompt.splitlines())})
@@ -158,6 +161,8 @@ def test_add_episodes_makes_at_most_one_call_per_five_episodes(  # type: ignore[
                           content=f"I like drink{i}", role="user", source_ref=f"m{i}")
                 for i in range(20)]
     results = service.add_episodes(episodes)
+    # three extraction requests (8 + 8 + 4 episodes) and one for the version links
+    assert llm.stats.version_requests == 1
     assert openai_stub.requests["chat"] / len(episodes) <= 0.2
     assert [[r.statement for r in res.relations] for res in results] == [
         [f"user likes drink{i}"] for i in range(20)]

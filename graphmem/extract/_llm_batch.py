@@ -49,7 +49,7 @@ def parse_batch(text: str | None) -> dict[int, Any]:
 
     Raises ``ValueError`` when the reply is no JSON object with an ``episodes`` list.
     """
-    obj = _json_object(text)
+    obj = json_object(text)
     episodes = obj.get("episodes")
     if not isinstance(episodes, list):
         raise ValueError("no 'episodes' list")
@@ -61,7 +61,7 @@ def parse_batch(text: str | None) -> dict[int, Any]:
     return parts
 
 
-def _json_object(text: str | None) -> dict[str, Any]:
+def json_object(text: str | None) -> dict[str, Any]:
     """The reply's JSON object (fences and prose around it tolerated, as for one episode)."""
     try:
         return parse_json_object(text)

@@ -28,6 +28,13 @@ from pydantic import SecretStr
 from graphmem.extract import Extractor, Message
 from graphmem.extract._llm_batch import build_batch_messages, parse_batch, part_extraction
 from graphmem.extract._llm_output import parse_json_object, speaker_label, to_extraction
+from graphmem.extract._llm_versions import (
+    VersionAsk,
+    VersionProposal,
+    build_version_messages,
+    pack_asks,
+    parse_versions,
+)
 from graphmem.model import Extraction, aware
 
 if TYPE_CHECKING:
@@ -84,6 +91,12 @@ REPAIR_BATCH_PROMPT = (
     '{{"episodes": [{{"episode": 0, "entities": [...], "relations": [...]}}, ...]}} '
     "and nothing else."
 )
+REPAIR_VERSIONS_PROMPT = (
+    "Your reply was not valid ({error}). Reply again with only the corrected JSON object "
+    '{{"links": [...]}} and nothing else.'
+)
+#: characters of messages in one version request (each message shown once)
+VERSION_CHARS = 16000
 REPAIR_PROMPT = (
     "Your reply was not valid JSON ({error}). Reply again with only the corrected JSON object "
     '{{"entities": [...], "relations": [...]}} and nothing else.'
@@ -114,6 +127,8 @@ class LLMStats:
     completion_tokens: int = 0
     batched_episodes: int = 0
     solo_retries: int = 0
+    version_requests: int = 0
+    version_failures: int = 0
 
     def add(self, other: LLMStats) -> None:
         """Add ``other``'s counts to these."""
@@ -310,6 +325,41 @@ class LLMExtractor:
         head.completion_tokens += tally.completion_tokens
         with self._lock:
             self.stats.add(tally)
+
+    def propose_versions(self, asks: list[VersionAsk]) -> list[VersionProposal]:
+        """The pairs of messages the model links as versions of one fact (or as a
+        contradiction), the messages of several asks in one request (at most
+        ``VERSION_CHARS`` characters of messages each). A request that fails (HTTP
+        errors, timeouts after the retries, a reply still invalid after one repair)
+        proposes nothing: the rules' links stand alone, and the write goes on."""
+        out: list[VersionProposal] = []
+        for pack in pack_asks(asks, VERSION_CHARS):
+            tally = LLMStats(version_requests=1)
+            deadline = None if self.total_timeout is None \
+                else time.monotonic() + self.total_timeout
+            chat = build_version_messages(pack)
+            try:
+                reply = self._complete(chat, tally, deadline)
+                try:
+                    found, tally.dropped_items = parse_versions(reply, pack)
+                except ValueError as bad:
+                    tally.repairs += 1
+                    repair = chat + [
+                        {"role": "assistant", "content": (reply or "")[:4000]},
+                        {"role": "user", "content": REPAIR_VERSIONS_PROMPT.format(error=bad)},
+                    ]
+                    try:
+                        found, tally.dropped_items = parse_versions(
+                            self._complete(repair, tally, deadline), pack)
+                    except ValueError as still:
+                        raise LLMFailure(f"invalid JSON: {_short(str(still))}") from None
+                out.extend(found)
+            except LLMFailure as e:
+                log.warning("LLM version links failed, using the rules alone: %s", e.reason)
+                tally.version_failures += 1
+            with self._lock:
+                self.stats.add(tally)
+        return out
 
     def close(self) -> None:
         """Close the HTTP client this extractor built (not one passed in)."""
