@@ -14,7 +14,9 @@ Splits, fixed before any file was read: ``dev`` (writers a and b) is for choosin
 may be read (``-v`` lists its misses); ``held`` is reported only and is refused with
 ``-v``. The first held split (writers c and d) was reported at a15f504 and cba2819, where
 the knobs chosen on dev had not moved it; it then became ``dev2``, and two more writers
-(e and f), told the same, wrote the held split that replaced it.
+(e and f), told the same, wrote the held split that replaced it. Four more writers (g to
+j), told the same with a persona each, wrote ``dev3`` (g, h) and ``held2`` (i, j), split
+before any of their files was read.
 
 Each chat goes in through GraphQL (``addEpisodes`` per session, ``role`` set, no
 ``speaker``, ``sourceRef`` = the message id); by default only the user's messages, as in
@@ -31,6 +33,15 @@ same messages beside graphmem.
     python bench/longchat.py --split dev -v  # dev, with every miss listed
     python bench/longchat.py --split dev2 -v # the first held split, read since cba2819
     python bench/longchat.py --split held    # held out: reported only
+    python bench/longchat.py --split dev3 -v # more chats to choose knobs on
+    python bench/longchat.py --split held2   # held out: reported only
+
+``--versions gold`` gives the service an extractor that proposes, as the LLM engine's version
+links would (``graphmem.extract._llm_versions``), exactly the labelled pairs (each current
+question's new and old messages, each contradiction's two sides) among the messages the
+write shows it: what a perfect model could add through that path, and how many labelled
+pairs the candidates shown to the model hold at all. It reads the labels, so it is a
+ceiling, never a result of the engine.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -56,7 +68,10 @@ DATA = Path(__file__).resolve().parent / "data"
 SPLITS = {"dev": ("longchat_dev_a.json", "longchat_dev_b.json"),
           # held out until cba2819 (reported there and at a15f504), then read for tuning
           "dev2": ("longchat_dev2_c.json", "longchat_dev2_d.json"),
-          "held": ("longchat_held_e.json", "longchat_held_f.json")}
+          "held": ("longchat_held_e.json", "longchat_held_f.json"),
+          # four more writers (g to j), split before any of their files was read
+          "dev3": ("longchat_dev3_g.json", "longchat_dev3_h.json"),
+          "held2": ("longchat_held2_i.json", "longchat_held2_j.json")}
 KINDS = ("current", "past", "when", "contradiction", "multi_session", "single")
 RETRIEVERS = ("bm25", "dense", "rrf", "graphmem")
 ADD = """mutation($inputs: [EpisodeInput!]!) { addEpisodes(inputs: $inputs) { duplicate } }"""
@@ -135,6 +150,45 @@ def ingest(gql: GraphQL, chat: Chat, user_turns_only: bool) -> int:
     return sum(len(v) for v in sessions.values())
 
 
+class GoldVersions:
+    """The rule engine for extraction; as version links, the labelled pairs it is shown."""
+
+    def __init__(self, chats: list[Chat]) -> None:
+        from graphmem.extract.rules import RuleExtractor
+
+        self.rules = RuleExtractor()
+        self.name = self.rules.name
+        self.ref = {" ".join(m.text.split()): m.id for c in chats for m in c.messages}
+        self.pairs: dict[frozenset[str], str] = {}
+        for c in chats:
+            for q in c.questions:
+                if q.kind == "current":  # old values among themselves are not labelled
+                    for new in q.evidence:
+                        for old in q.old:
+                            self.pairs.setdefault(frozenset((new, old)), "SUPERSEDES")
+                if q.kind == "contradiction":
+                    for k, a in enumerate(q.evidence):
+                        for b in q.evidence[k + 1:]:
+                            self.pairs.setdefault(frozenset((a, b)), "DISPUTED")
+        self.shown: set[frozenset[str]] = set()
+
+    def extract(self, messages: Any) -> Any:
+        return self.rules.extract(messages)
+
+    def propose_versions(self, asks: list[Any]) -> list[Any]:
+        from graphmem.extract._llm_versions import VersionProposal
+
+        out = []
+        for ask in asks:
+            new = self.ref.get(" ".join(ask.new.text.split()))
+            for other in ask.others:
+                pair = frozenset((new, self.ref.get(" ".join(other.text.split()))))
+                if pair in self.pairs:
+                    self.shown.add(pair)
+                    out.append(VersionProposal(ask.new.id, other.id, self.pairs[pair], "gold"))
+        return out
+
+
 def show_miss(chat: Chat, q: Question, ranked: list[str], m: dict[str, float | None]) -> None:
     text = {x.id: x.text for x in chat.messages}
     rank = {ref: i + 1 for i, ref in enumerate(ranked)}
@@ -151,21 +205,26 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/longchat.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=sorted(SPLITS), default="dev",
-                   help="dev (default), dev2: for choosing knobs; held: reported only")
+                   help="dev (default), dev2, dev3: for choosing knobs; held, held2: "
+                   "reported only")
     p.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     p.add_argument("--turns", choices=("user", "all"), default="user",
                    help="store the user's messages only (default) or the replies too")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="list graphmem's misses (not for the held split)")
+    p.add_argument("--versions", choices=("rules", "gold"), default="rules",
+                   help="rules (default): the engine as configured; gold: the labelled pairs "
+                   "proposed as model version links (a ceiling, see above)")
     p.add_argument("--json", type=Path, default=None,
                    help="default bench/results/longchat_<split>[_all_turns].json")
     args = p.parse_args(argv)
-    if args.verbose and args.split == "held":
+    if args.verbose and args.split.startswith("held"):
         p.error("--verbose lists the items of the split; the held-out split is not to be read")
     chats = [c for c in load(args.split) if args.lang in ("both", c.lang)]
     user_only = args.turns == "user"
     out = args.json or RESULTS / (f"longchat_{args.split}"
-                                  f"{'' if user_only else '_all_turns'}.json")
+                                  f"{'' if user_only else '_all_turns'}"
+                                  f"{'_gold_versions' if args.versions == 'gold' else ''}.json")
     log(f"{args.split}: {len(chats)} chats, {sum(len(c.messages) for c in chats)} messages, "
         f"{sum(len(c.questions) for c in chats)} questions")
 
@@ -176,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     tmp = tempfile.TemporaryDirectory(prefix="graphmem-longchat-")
     settings = Settings(data_dir=Path(tmp.name))
     service = build_service(settings)
+    gold = GoldVersions(chats) if args.versions == "gold" else None
+    if gold is not None:
+        service.extractor = gold
     service.open()
     settle(service)
     embed_query = query_embedder(service.embedder)
@@ -219,10 +281,16 @@ def main(argv: list[str] | None = None) -> int:
                for lang in langs}
     text = markdown(results, KINDS)
     print(text)
+    shown = None
+    if gold is not None:
+        shown = {"labelled_pairs": len(gold.pairs), "shown_to_the_model": len(gold.shown)}
+        log(f"labelled version pairs shown together to the model: {len(gold.shown)} of "
+            f"{len(gold.pairs)}")
     report = header("longchat-evidence-recall")
     report.update({
         "data": {"split": args.split, "files": list(SPLITS[args.split]),
                  "chats": len(chats), "episodes": sent, "turns": args.turns,
+                 "versions": args.versions, "gold_pairs": shown,
                  "questions": sum(len(c.questions) for c in chats)},
         "settings": {"embedder": settings.embedder,
                      "embedding_model": service.embedder.model_id,

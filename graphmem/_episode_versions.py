@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graphmem._facets import on_facet, stated
 from graphmem._passages import parse_id, statements
 from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
 from graphmem.extract._llm_versions import Said as ModelSaid
@@ -50,7 +51,9 @@ VALUE_SCORE = 0.7
 #: the score of a link the model proposed (the rules' surest verdicts score higher)
 MODEL_SCORE = 0.8
 #: other episodes shown to the model per new episode
-MAX_ASKED = 10
+MAX_ASKED = 12
+#: episodes stating a value of the same personal fact, per fact a new episode states
+FACET_CANDIDATES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,30 +144,55 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
 
 def version_asks(store: Store, user: str, fresh: Sequence[NewEpisode]) -> list[VersionAsk]:
     """What the model is asked about a write (``graphmem.extract._llm_versions``): each
-    new episode that states something, with the same speaker's episodes nearest to it
-    (the candidates the rules judge) and the write's earlier ones, oldest first."""
+    new episode that states something, with at most ``MAX_ASKED`` of the same speaker's
+    episodes, taken in turn from its nearest by vector, those stating a value of the same
+    personal fact, its best full-text matches and the write's earlier episodes; shown
+    oldest first."""
     asking = [e for e in fresh if read_sentences(e.id, e.content, e.occurred_at, e.role)]
     if not asking:
         return []
     new_ids = {e.id for e in fresh}
-    near = {e.id: [i for i in _nearest(store, user, e) if i not in new_ids] for e in asking}
-    rows = {r["id"]: r for r in store.nodes(
-        "Episode", user, sorted({i for ids in near.values() for i in ids}))}
+    sources = {e.id: _sources(store, user, e) for e in asking}
+    rows = {r["id"]: r for r in store.nodes("Episode", user, sorted(
+        {i for lists in sources.values() for ids in lists for i in ids if i not in new_ids}))}
     asks: list[VersionAsk] = []
     for e in asking:
-        others = [ModelSaid(r["id"], str(r.get("content") or ""), int(r.get("occurredAt") or 0))
-                  for r in (rows.get(i) for i in near[e.id])
-                  if r is not None and r.get("forgottenAt") is None
-                  and r.get("role") != "assistant" and str(r.get("content") or "").strip()
-                  and speaker_of(r.get("speaker")) == speaker_of(e.speaker)]
-        others += [ModelSaid(o.id, o.content, o.occurred_at) for o in asking
+        stored = [[s for i in ids if (s := _shown(rows.get(i), e)) is not None]
+                  for ids in sources[e.id]]
+        earlier = [ModelSaid(o.id, o.content, o.occurred_at) for o in reversed(asking)
                    if (o.occurred_at, o.id) < (e.occurred_at, e.id)
-                   and speaker_of(o.speaker) == speaker_of(e.speaker)][-MAX_ASKED:]
-        others = sorted({o.id: o for o in others}.values(), key=lambda o: (o.at, o.id))
-        if others:
-            asks.append(VersionAsk(ModelSaid(e.id, e.content, e.occurred_at),
-                                   tuple(others[-MAX_ASKED:])))
+                   and speaker_of(o.speaker) == speaker_of(e.speaker)]
+        chosen: dict[str, ModelSaid] = {}
+        for said in _in_turn([*stored, earlier]):
+            if len(chosen) >= MAX_ASKED:
+                break
+            chosen.setdefault(said.id, said)
+        if chosen:
+            others = sorted(chosen.values(), key=lambda o: (o.at, o.id))
+            asks.append(VersionAsk(ModelSaid(e.id, e.content, e.occurred_at), tuple(others)))
     return asks
+
+
+def _shown(row: Row | None, e: NewEpisode) -> ModelSaid | None:
+    """A stored episode as the model sees it, when it may be shown beside ``e``: not
+    forgotten, not an assistant's turn, said by the same speaker."""
+    if row is None or row.get("forgottenAt") is not None or row.get("role") == "assistant" \
+            or speaker_of(row.get("speaker")) != speaker_of(e.speaker):
+        return None
+    text = str(row.get("content") or "")
+    return ModelSaid(str(row["id"]), text, int(row.get("occurredAt") or 0)) if text.strip() \
+        else None
+
+
+def _sources(store: Store, user: str, e: NewEpisode) -> list[list[str]]:
+    return [[h.id for h in store.vector_search("Episode", user, list(e.vector), CANDIDATES)],
+            _on_its_facets(store, user, e),
+            [h.id for h in store.fulltext_search("Episode", user, e.content, CANDIDATES)]]
+
+
+def _in_turn[T](lists: list[list[T]]) -> list[T]:
+    """The first of each list, then the second of each..."""
+    return [x[k] for k in range(max(map(len, lists), default=0)) for x in lists if k < len(x)]
 
 
 def _nearest(store: Store, user: str, e: NewEpisode) -> list[str]:
@@ -172,6 +200,21 @@ def _nearest(store: Store, user: str, e: NewEpisode) -> list[str]:
     hits = store.vector_search("Episode", user, list(e.vector), CANDIDATES)
     hits += store.fulltext_search("Episode", user, e.content, CANDIDATES)
     return list(dict.fromkeys(h.id for h in hits))
+
+
+def _on_its_facets(store: Store, user: str, e: NewEpisode) -> list[str]:
+    """The user's episodes that state a value of a personal fact ``e`` states a value of
+    (``_facets.stated``: a home, an employer, a partner, a car...), by the facet's words and
+    usual values through the full-text index: "my new landlord, Mrs. Bello" and "my
+    landlord, Mr. Reeve" are near in no index when each is said inside a long request."""
+    out: list[str] = []
+    for facet in stated(e.content):
+        hits = store.fulltext_search("Episode", user, " ".join(facet.words + facet.values),
+                                     FACET_CANDIDATES * 3)
+        rows = store.nodes("Episode", user, [h.id for h in hits if h.id != e.id])
+        on = {r["id"] for r in rows if on_facet(str(r.get("content") or ""), (facet,))}
+        out += [h.id for h in hits if h.id in on][:FACET_CANDIDATES]
+    return out
 
 
 def _model_links(proposed: Sequence[VersionProposal], fresh: dict[str, NewEpisode],

@@ -328,6 +328,12 @@ def of_another(text: str, kin: str | None = None) -> bool:
         (who := kin_of(s, subject=True)) is not None and who != kin for s in said)
 
 
+def stated(text: str) -> tuple[Facet, ...]:
+    """The facets of which ``text`` states a value (``on_facet``), in its language's table."""
+    table = ZH_FACETS if _HAN.search(text) else EN_FACETS
+    return tuple(f for f in table if f.said.search(text) and on_facet(text, (f,)))
+
+
 def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bool:
     """Does ``text`` state a value of one of ``facets``: a sentence, not a question, that
     names the facet and carries a value (a number, a name written with a capital, one of
