@@ -349,3 +349,25 @@ def test_a_message_forgotten_while_the_model_thinks_is_not_linked(  # type: igno
     tacoma = add(service, user, TACOMA, 90, "m3")
     assert version_bodies(openai_stub)  # the model was asked, with the Civic shown
     assert edges(service, user, [civic, tacoma]) == set()
+
+
+def test_the_model_sees_an_older_value_of_the_same_fact_that_no_index_puts_near(  # type: ignore[no-untyped-def]
+        openai_stub, llm, embedded_store, user, monkeypatch) -> None:
+    import graphmem._episode_versions as versions
+
+    openai_stub.default_reply = model(("Kia", "Mazda", "same_fact", "car", "Mazda 3", "Kia"))
+    service = make(embedded_store, llm)
+    mazda = add(service, user, "I bought a used Mazda 3 last spring, best car I have owned.",
+                0, "m0")
+    service.add_episodes([  # nearer to the new message by every index
+        EpisodeIn(user_id=user, content=f"Charging my laptop overnight is cheap enough, "
+                  f"tip number {k} of the overnight charging list.", role="user",
+                  occurred_at=T0 + timedelta(days=1 + k), source_ref=f"f{k}")
+        for k in range(20)])
+    text = "Charging the Kia EV6 overnight is cheap, the car costs almost nothing to run."
+    kia = add(service, user, text, 60, "m1")
+    assert edges(service, user, [mazda]) == {("SUPERSEDES", kia, mazda)}
+    # without the episodes stating the same fact, the Mazda is never shown
+    monkeypatch.setattr(versions, "_on_its_facets", lambda *a: [])
+    again = add(service, user, text.replace("EV6", "Niro"), 61, "m2")
+    assert ("SUPERSEDES", again, mazda) not in edges(service, user, [mazda])
