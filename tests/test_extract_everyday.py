@@ -787,3 +787,29 @@ def test_changes_of_mind_of_this_round_end_the_old_fact_in_the_service(tmp_path:
             assert handled, (sequence, why)
     finally:
         service.close()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # how one works, between "work" and where or as what
+    ("I work weekend shifts as a barista at Lark & Ladle on Main St.",
+     {_u("has_role", "barista"), _u("works_at", "Lark & Ladle")}),
+    ("I work nights at St Mary's Hospital.", {_u("works_at", "St Mary's Hospital")}),
+    ("I work full-time as a nurse at Leeds General.",
+     {_u("has_role", "nurse"), _u("works_at", "Leeds General")}),
+    # starting at an employer no list knows
+    ("下周一去星帆报到，帮我写个发在新团队群里的自我介绍", {_u("works_at", "星帆")}),
+    ("我下个月入职蓝鲸", {_u("works_at", "蓝鲸")}),
+    # 用 opening a word is no verb: 宠物用品 is no tool
+    ("我在拓海科技做亚马逊运营，负责宠物用品这条线",
+     {_u("works_at", "拓海科技"), _u("has_role", "亚马逊运营")}),
+])
+def test_work_said_with_its_hours_or_a_new_name(text: str, expected: set[Key]) -> None:
+    assert keys(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "下周一去学校报到，新同事都不认识", "明天去人事部报到", "入职以后去食堂报到",
+    "明天去那边报到，新同事都不认识", "My sister works nights at the hospital.",
+])
+def test_reporting_somewhere_is_no_employer(text: str) -> None:
+    assert not {k for k in keys(text) if k[1] == "works_at"}

@@ -531,6 +531,22 @@ def _kind_after_flags(kind: str, flags: set[str], raw: str) -> str | None:
 
 
 # What stands after 在 before 工作 without being an employer: 我在找工作, 现在在家带娃
+# words of starting a new job, and what a name of an employer not in the lists looks like
+_NEW_JOB_ZH = re.compile(r"报到|入职|新团队|新公司|新同事|新工作|新单位|新东家|跳槽|试用期")
+_GENERIC_PLACE_ZH = re.compile(
+    r"单位|公司|部门|科室|食堂|宿舍|学校|学院|医院|班级|总部|前台|门口|现场|那边|这边|那里|这里|"
+    r"派出所|居委会|社区|街道|报名处|教室|办公室|人事|人力")
+_UNKNOWN_EMPLOYER_ZH = re.compile(r"(?![那这哪])[\u4e00-\u9fff]{2,6}|[A-Za-z][\w&.-]{1,20}")
+
+
+def _new_employer(name: str, text: str) -> bool:
+    """A name no list knows, taken as an employer where the clause speaks of starting a
+    job there (去星帆报到, 入职了星帆): not a place, not the word for a kind of place."""
+    return _NEW_JOB_ZH.search(text) is not None and not is_place_zh(name) \
+        and _UNKNOWN_EMPLOYER_ZH.fullmatch(name) is not None \
+        and _GENERIC_PLACE_ZH.search(name) is None
+
+
 _NOT_EMPLOYER_ZH = re.compile(r"^(?:找|准备|考虑|等|家|家里|屋里|床上|路上|休息)|^(?:换|学|忙)$")
 
 
@@ -591,8 +607,10 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                  if lookup(i) is not None or re.search(r"[A-Za-z]", i) or i in APPS_ZH]
     check = rule.extra.get("check")
     if check == "company":  # a name, not the bare word (去公司上班)
-        items = [i for i in items
-                 if i in COMPANIES_ZH or (_ORG_SUFFIX.search(i) and len(i) > 2)]
+        # an unknown short name where the message speaks of a new job: "下周一去星帆报到，
+        # 帮我写个发在新团队群里的自我介绍"
+        items = [i for i in items if i in COMPANIES_ZH
+                 or (_ORG_SUFFIX.search(i) and len(i) > 2) or _new_employer(i, text)]
     if check == "place":
         items = [i for i in items if is_place_zh(i)]
     if rule.extra.get("not") == "trip" and _TRIP.search(text):
@@ -606,7 +624,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
     if kind in ("works", "stop_works"):
         loose = m.group(0).startswith(("在", "入职", "跳槽", "不在", "已经不在", "早就不在"))
         items = [i for i in items if not is_place_zh(i) and not _NOT_EMPLOYER_ZH.match(i)
-                 and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH)]
+                 and (loose or _ORG_SUFFIX.search(i) or i in COMPANIES_ZH
+                      or _new_employer(i, text))]
     if kind in ("lives", "stop_lives", "move"):
         # 搬回老家苏州: the town, not "home town Suzhou"
         items = [re.sub(r"^(?:老家|家乡|故乡)(?=[\u4e00-\u9fff]{2})", "", i) for i in items]

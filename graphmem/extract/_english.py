@@ -190,6 +190,12 @@ def _rule(kind: str, pattern: str, **kw: Any) -> Rule:
 
 # A dot only ends it before a space ("Next.js" stays), and not after "St" / "Dr" / "Mt".
 _O = r"(?P<obj>(?:[^.;!?]|\.(?=\w)|(?<=\bSt)\.|(?<=\bDr)\.|(?<=\bMt)\.)+)"
+# how one works, between "work" and where or as what: "I work weekend shifts as a barista
+# at Lark & Ladle", "I work nights at St Mary's"
+_WORK_HOW = (r"(?:(?:remotely|full[- ]time|part[- ]time|nights|weekends|evenings|mornings|"
+             r"shifts|(?:weekend|night|evening|morning|day|early|late|long|split|\d+-hour)\s+"
+             r"shifts|(?:a\s+few|two|three|four|five|some)\s+(?:days|nights|evenings|"
+             r"mornings|shifts)(?:\s+a\s+week)?)\s+)?")
 _NAME = r"(?P<obj>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
 # what one keeps in an app ("I keep my to-do list in Todoist and my calendar in ...")
 _KEPT = (r"(?:to-?do(?:\s+list)?s?|tasks|calendar|notes|journal|budget|finances|passwords|photos|"
@@ -297,8 +303,8 @@ RULES: list[Rule] = [
           r"\s+" + _NAME, subject="self"),
     _rule("name", r"\b(?:hi|hello|hey)(?:\s+(?:there|all|everyone|guys))?[,!.]*\s+I\s+am\s+"
           r"(?P<obj>(?-i:[A-Z][a-z]+))\b", subject="self"),
-    _rule("role", r"\b(?:work|works|working|freelance|freelancing|retrained|retraining)\s+as\s+"
-          r"(?:an?\s+|the\s+)?" + _O, self_only=True),
+    _rule("role", r"\b(?:(?:work|works|working)\s+" + _WORK_HOW + r"|freelance\s+|freelancing\s+|"
+          r"retrained\s+|retraining\s+)as\s+(?:an?\s+|the\s+)?" + _O, self_only=True),
     _rule("role", r"\b(?:am|have\s+been)\s+(?:(?:now|also|currently|still|actually|no\s+longer|"
           r"not|officially|"
           r"finally)\s+)*(?:an?|the)\s+" + _O, self_only=True, extra={"check": "role"}),
@@ -308,8 +314,8 @@ RULES: list[Rule] = [
           r"manager|engineer|lead|director|officer|specialist|coordinator|assistant|analyst|"
           r"consultant|technician|associate|executive|editor)\b))"
           r"(?:an?\s+)?" + _O, subject="self"),
-    _rule("works", r"\b(?:work|works|working|worked)\s+(?:remotely\s+|full[- ]time\s+|"
-          r"part[- ]time\s+)?(?:at|for)\s+" + _O, self_only=True),
+    _rule("works", r"\b(?:work|works|working|worked)\s+" + _WORK_HOW + r"(?:as\s+(?:an?\s+)?\w+"
+          r"(?:\s+\w+)?\s+)?(?:at|for)\s+" + _O, self_only=True),
     # "I'm interning at NASA this summer", "I went part-time at Costco" (a name after it)
     _rule("works", r"\b(?:interning|am\s+an\s+intern|went\s+(?:part|full)[- ]time|am\s+"
           r"(?:part|full)[- ]time)\s+(?:at|with|for)\s+(?P<obj>(?-i:[A-Z0-9])[^.;!?]*)",

@@ -300,9 +300,10 @@ _OWNED_APP_ZH = re.compile(
 _NOT_USE_AFTER_ZH = re.compile(r"^(?:工作|上班|实习|任职|当|做|读书|上学|念书|公司|总部|面试)")
 _OTHER_ZH = someone_else_zh(kin=True, you=True)
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?：:、]")
-# A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签.
+# A Chinese app named clause-finally after 用: 记账用鲨鱼记账, 随手记点东西就用锤子便签
+# (用 opening a word is no verb: 宠物用品, 用户, 用途).
 _USE_FINAL_ZH = re.compile(
-    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用|全靠|都靠)(?:的是|的)?"
+    r"(?:^|[^应费信作利运通实适引套功享公专常日商民试占重录任启停禁续借调动选不别])(?:用(?![品户途法处力具料餐量语词心])|全靠|都靠)(?:的是|的)?"
     r"(?P<name>(?!是|的)[\u4e00-\u9fff]{2,8})$")
 _ON_APP_ZH = re.compile(
     r"(?:在|开|上|刷|打开|用)(?P<name>"
