@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from graphmem._facets import on_facet, stated
 from graphmem._passages import parse_id, statements
 from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
-from graphmem.extract._llm_versions import Said as ModelSaid
-from graphmem.extract._llm_versions import VersionAsk, VersionProposal
+from graphmem.extract._llm_versions import Shown, VersionAsk, VersionProposal
 from graphmem.ingest import PreparedEpisode
 from graphmem.model import to_ms
 from graphmem.store.base import NodeWrite, Row, Store, WritePlan
@@ -159,35 +158,35 @@ def version_asks(store: Store, user: str, fresh: Sequence[NewEpisode]) -> list[V
     for e in asking:
         stored = [[s for i in ids if (s := _shown(rows.get(i), e)) is not None]
                   for ids in sources[e.id]]
-        earlier = [ModelSaid(o.id, o.content, o.occurred_at) for o in reversed(asking)
+        earlier = [Shown(o.id, o.content, o.occurred_at)  # the latest first
+                   for o in sorted(asking, key=lambda o: (o.occurred_at, o.id), reverse=True)
                    if (o.occurred_at, o.id) < (e.occurred_at, e.id)
                    and speaker_of(o.speaker) == speaker_of(e.speaker)]
-        chosen: dict[str, ModelSaid] = {}
+        chosen: dict[str, Shown] = {}
         for said in _in_turn([*stored, earlier]):
             if len(chosen) >= MAX_ASKED:
                 break
             chosen.setdefault(said.id, said)
         if chosen:
             others = sorted(chosen.values(), key=lambda o: (o.at, o.id))
-            asks.append(VersionAsk(ModelSaid(e.id, e.content, e.occurred_at), tuple(others)))
+            asks.append(VersionAsk(Shown(e.id, e.content, e.occurred_at), tuple(others)))
     return asks
 
 
-def _shown(row: Row | None, e: NewEpisode) -> ModelSaid | None:
+def _shown(row: Row | None, e: NewEpisode) -> Shown | None:
     """A stored episode as the model sees it, when it may be shown beside ``e``: not
     forgotten, not an assistant's turn, said by the same speaker."""
     if row is None or row.get("forgottenAt") is not None or row.get("role") == "assistant" \
             or speaker_of(row.get("speaker")) != speaker_of(e.speaker):
         return None
     text = str(row.get("content") or "")
-    return ModelSaid(str(row["id"]), text, int(row.get("occurredAt") or 0)) if text.strip() \
+    return Shown(str(row["id"]), text, int(row.get("occurredAt") or 0)) if text.strip() \
         else None
 
 
 def _sources(store: Store, user: str, e: NewEpisode) -> list[list[str]]:
-    return [[h.id for h in store.vector_search("Episode", user, list(e.vector), CANDIDATES)],
-            _on_its_facets(store, user, e),
-            [h.id for h in store.fulltext_search("Episode", user, e.content, CANDIDATES)]]
+    return [_by_vector(store, user, e), _on_its_facets(store, user, e),
+            _by_text(store, user, e)]
 
 
 def _in_turn[T](lists: list[list[T]]) -> list[T]:
@@ -197,16 +196,23 @@ def _in_turn[T](lists: list[list[T]]) -> list[T]:
 
 def _nearest(store: Store, user: str, e: NewEpisode) -> list[str]:
     """The user's episodes nearest to ``e``: by vector, then by full text."""
-    hits = store.vector_search("Episode", user, list(e.vector), CANDIDATES)
-    hits += store.fulltext_search("Episode", user, e.content, CANDIDATES)
-    return list(dict.fromkeys(h.id for h in hits))
+    return list(dict.fromkeys(_by_vector(store, user, e) + _by_text(store, user, e)))
+
+
+def _by_vector(store: Store, user: str, e: NewEpisode) -> list[str]:
+    return [h.id for h in store.vector_search("Episode", user, list(e.vector), CANDIDATES)]
+
+
+def _by_text(store: Store, user: str, e: NewEpisode) -> list[str]:
+    return [h.id for h in store.fulltext_search("Episode", user, e.content, CANDIDATES)]
 
 
 def _on_its_facets(store: Store, user: str, e: NewEpisode) -> list[str]:
     """The user's episodes that state a value of a personal fact ``e`` states a value of
     (``_facets.stated``: a home, an employer, a partner, a car...), by the facet's words and
-    usual values through the full-text index: "my new landlord, Mrs. Bello" and "my
-    landlord, Mr. Reeve" are near in no index when each is said inside a long request."""
+    usual values through the full-text index: "Charging the Kia EV6 overnight is cheap, the
+    car costs almost nothing to run" and "I bought a used Mazda 3 last spring" share no
+    word, and a user's other messages about charging a laptop are nearer in both indexes."""
     out: list[str] = []
     for facet in stated(e.content):
         hits = store.fulltext_search("Episode", user, " ".join(facet.words + facet.values),

@@ -128,6 +128,9 @@ FOUND: list[tuple[str, set[Key]]] = [
     ("We've had our parrot Kiwi for ten years.", {_u("has_pet", "Kiwi")}),  # not "had our parrot"
     ("I draft in Scrivener and the whole manuscript backs up to Dropbox.",
      {_u("uses", "Scrivener"), _u("uses", "Dropbox")}),
+    # an app given up, with how it was done between the app and the verb
+    ("后来嫌广告多，随手记直接卸载了", {_u("uses", "随手记", stop=True)}),
+    ("抖音我干脆删了", {_u("uses", "抖音", stop=True)}),
 ]
 
 

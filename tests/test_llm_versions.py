@@ -18,7 +18,7 @@ import pytest
 from graphmem.embed import HashingEmbedder
 from graphmem.extract._llm_versions import (
     VERSION_PROMPT,
-    Said,
+    Shown,
     VersionAsk,
     build_version_messages,
     pack_asks,
@@ -120,7 +120,7 @@ def version_bodies(stub: Any) -> list[str]:
 
 
 def _ask(new: tuple[str, str, int], *others: tuple[str, str, int]) -> VersionAsk:
-    return VersionAsk(Said(*new), tuple(Said(*o) for o in others))
+    return VersionAsk(Shown(*new), tuple(Shown(*o) for o in others))
 
 
 def test_messages_are_shown_once_oldest_first_with_the_new_ones_marked() -> None:

@@ -353,7 +353,7 @@ def tastes_zh(text: str, found: Found) -> list[Hit]:
 
 _QUIT_ZH = re.compile(
     rf"(?:^|(?<=[，,]))(?:我)?(?:把)?(?P<obj>{_HAN}{{1,8}}?)(?:被我|我)?(?:已经|早就|彻底|终于|总算|"
-    rf"算是|都|也)*(?:(?P<quit>戒(?:掉)?了)|(?P<drop>(?:给)?(?:卸了|卸载了|删了|退订了|注销了|取关了|"
+    rf"算是|都|也|直接|干脆|果断|索性|一气之下)*(?:(?P<quit>戒(?:掉)?了)|(?P<drop>(?:给)?(?:卸了|卸载了|删了|退订了|注销了|取关了|"
     rf"退了会员)))")
 _SCROLL_ZH = re.compile(rf"(?:刷|逛|玩)(?P<obj>{_HAN}{{2,6}})")
 _OUR_WORK_ZH = re.compile(

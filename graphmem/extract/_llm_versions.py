@@ -57,7 +57,7 @@ KINDS = {"same_fact": "SUPERSEDES", "contradicts": "DISPUTED"}
 
 
 @dataclass(frozen=True, slots=True)
-class Said:
+class Shown:
     """One message as the model sees it."""
 
     id: str
@@ -69,8 +69,8 @@ class Said:
 class VersionAsk:
     """A new message and the user's messages it may replace or contradict."""
 
-    new: Said
-    others: tuple[Said, ...]
+    new: Shown
+    others: tuple[Shown, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ class VersionProposal:
 class _Pool:
     """The messages of one request, numbered oldest first, and the pairs it may link."""
 
-    said: list[Said]
+    shown: list[Shown]
     new: set[str]
     allowed: set[frozenset[str]]
 
@@ -116,7 +116,7 @@ def pack_asks(asks: Sequence[VersionAsk], budget: int) -> list[list[VersionAsk]]
 
 def _pool(asks: Sequence[VersionAsk]) -> _Pool:
     new = {a.new.id for a in asks}
-    by_id: dict[str, Said] = {}
+    by_id: dict[str, Shown] = {}
     allowed: set[frozenset[str]] = set()
     for a in asks:
         by_id[a.new.id] = a.new
@@ -132,7 +132,7 @@ def build_version_messages(asks: Sequence[VersionAsk]) -> list[dict[str, str]]:
     pool = _pool(asks)
     lines = [f"[{k}] {_when(s.at)}{' NEW' if s.id in pool.new else ''}: "
              f"{_cut(s.text, NEW_CHARS if s.id in pool.new else OTHER_CHARS)}"
-             for k, s in enumerate(pool.said)]
+             for k, s in enumerate(pool.shown)]
     user = "Messages:\n" + "\n".join(lines) + "\n\nReturn the JSON object."
     return [{"role": "system", "content": VERSION_PROMPT}, {"role": "user", "content": user}]
 
@@ -171,10 +171,10 @@ def _proposal(link: Any, pool: _Pool) -> VersionProposal | None:
     if not isinstance(link, dict):
         return None
     a, b, kind = link.get("a"), link.get("b"), KINDS.get(str(link.get("kind") or ""))
-    n = len(pool.said)
+    n = len(pool.shown)
     if kind is None or not _index(a, n) or not _index(b, n) or a == b:
         return None
-    x, y = pool.said[a], pool.said[b]
+    x, y = pool.shown[a], pool.shown[b]
     if frozenset((x.id, y.id)) not in pool.allowed:
         return None
     # the new one of the two (the later, when both are new) is the one the link is asked for
@@ -186,7 +186,7 @@ def _proposal(link: Any, pool: _Pool) -> VersionProposal | None:
     return VersionProposal(new.id, other.id, kind, reason)
 
 
-def _shown_len(s: Said, new: bool) -> int:
+def _shown_len(s: Shown, new: bool) -> int:
     return min(len(s.text), NEW_CHARS if new else OTHER_CHARS) + 24
 
 
