@@ -125,6 +125,9 @@ EN_FACETS: tuple[Facet, ...] = (
                     "cycling, marathon, personal best, pilates, tennis, badminton, squash, "
                     "padel, football, soccer, basketball, volleyball, frisbee, hiking, "
                     "boxing, rowing, skiing, surfing, golf, bouldering"),
+    # how far the user runs, swims or rides these days: a number with its unit
+    _en("distance", "how far, distance, long run, long runs, mileage, lengths, laps",
+        extra=r"\d+(?:\.\d+)?\s?(?:k|km|kms|kilometres|kilometers|miles|mi)\b"),
     _en("language", "language, foreign language", "spanish, french, german, italian, "
                     "japanese, korean, mandarin, cantonese, portuguese, russian, arabic, "
                     "dutch, greek, turkish, hindi, swedish"),
@@ -176,6 +179,7 @@ ZH_FACETS: tuple[Facet, ...] = (
     _zh("children", "孩子 儿子 女儿 宝宝"),
     _zh("exercise", "运动 健身", "跑步 游泳 瑜伽 攀岩 马拉松 羽毛球 乒乓球 网球 篮球 足球 "
                            "排球 飞盘 骑行 徒步 爬山 登山 滑雪 冲浪 拳击 普拉提 跳绳 划船"),
+    _zh("distance", "多远 距离 公里 千米 长距离 多少米", extra=r"\d+(?:\.\d+)?\s?(?:[kK]|km|圈)"),
     _zh("language", "外语 语言", "英语 法语 德语 日语 韩语 西班牙语 意大利语 俄语 葡萄牙语 "
                               "阿拉伯语 粤语"),
     _zh("role", "职务 职位 岗位 头衔 担任 当上 升职 职业 做什么工作 干什么工作 干什么的",

@@ -591,3 +591,20 @@ def test_a_when_question_is_lifted_by_a_facet_only_when_its_value_is_a_time() ->
     assert [f.name for f in lifted_by(due, when=True)] == ["deadline"]
     assert [f.name for f in lifted_by(facets_of("我的基金申请什么时候截止？"), when=True)] == [
         "deadline"]
+
+
+def test_how_far_the_user_goes_now_is_the_newest_distance(service: MemoryService,
+                                                          user: str) -> None:
+    assert [f.name for f in facets_of("How far am I swimming these mornings?")] == ["distance"]
+    assert [f.name for f in facets_of("我现在一次跑几公里？")] == ["distance"]
+    assert on_facet("Did 40 lengths this morning without stopping!",
+                    facets_of("How far am I swimming these mornings?"))
+    old = _say(service, user, 0, "I'm up to 32 lengths on my Monday and Wednesday swims now, "
+                                 "should I add a third swim session?")
+    _say(service, user, 20, "Can you suggest a good book about gardening?")
+    new = _say(service, user, 90, "Did 40 lengths this morning without stopping!")
+    later = T0 + timedelta(days=100)
+    # "lengths" is one of the facet's words: the full text looks for it, and the facet
+    # order puts the newest statement of a distance first
+    on = _order(service, user, "How far am I swimming these mornings?", reference_time=later)
+    assert on.index(new) < on.index(old)
