@@ -89,6 +89,10 @@ def test_standouts_need_a_gap_and_a_floor(scores: tuple[float, ...], moved: bool
     ("我那次跳槽去面试是几号？", True, False),
     ("我上次体检是什么时候？", True, False),
     ("我下次复查是哪天？", False, False),
+    # 是...的 around a when-word: the time of a past event
+    ("新店到底是哪天正式开张的？", True, False),
+    ("我休完产假最后是哪天回公司的？", True, False),
+    ("我们搬新家是哪天？", False, False),  # no mark of the past: it may be coming
 ])
 def test_which_questions_are_about_now(question: str, past: bool, yes_no: bool) -> None:
     assert asks_past(question) is past

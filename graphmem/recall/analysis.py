@@ -23,16 +23,20 @@ from graphmem.question import (
 from graphmem.recall_model import RecallTuning
 from graphmem.timeparse import TimeWindow, is_when_question, resolve_window, strip_window
 
+# 是...的 around a when-word puts a Chinese question in the past: 新店是哪天开张的？
+_DE_PAST = (r"(?:什么时候|哪天|哪一天|几号|几月几号|哪年|哪一年|哪个月)"
+            r"[^，。？?！!,]{0,12}的[？?\s]*$")
 _PAST = re.compile(
     r"\b(?:did|was|were|had|went|happened|used|ever|have (?:I|we|you)|has|how often|"
-    r"how many times)\b|过|几次|几回|多少次|了吗|那时|当时|那次|那回|上次|上回", re.I)
+    r"how many times)\b|过|几次|几回|多少次|了吗|那时|当时|那次|那回|上次|上回|" + _DE_PAST,
+    re.I)
 # a present perfect that asks where things stand now ("How far has my car been driven so
 # far?", "What has my rent gone up to by now?"), unless a word of the past is there too
 _UP_TO_NOW = re.compile(r"\b(?:so far|to date|by now|as of (?:now|today)|currently|"
                         r"at the moment|right now|at present|these days|nowadays)\b", re.I)
 _PAST_ONLY = re.compile(r"\b(?:did|was|were|went|happened|used to|ever|how often|"
-                        r"how many times)\b|过|几次|几回|多少次|那时|当时|那次|那回|上次|上回",
-                        re.I)
+                        r"how many times)\b|过|几次|几回|多少次|那时|当时|那次|那回|上次|上回|"
+                        + _DE_PAST, re.I)
 
 # a rate of the user's asks what holds now, not how often something happened: "How often
 # do I water the ferns?", "how many times a week", 一天要吃几次 (without it, 几次 counts as
