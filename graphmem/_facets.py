@@ -332,6 +332,21 @@ def of_another(text: str, kin: str | None = None) -> bool:
         (who := kin_of(s, subject=True)) is not None and who != kin for s in said)
 
 
+# the facet that names someone close to the user: "What does my husband do for a living?"
+# asks about his work, not about who he is
+_KIN_FACET = {"husband": "partner", "wife": "partner", "partner": "partner",
+              "boyfriend": "partner", "girlfriend": "partner", "son": "children",
+              "daughter": "children", "kids": "children"}
+
+
+def of_kin(facets: tuple[Facet, ...], kin: str | None) -> tuple[Facet, ...]:
+    """The facets a question about ``kin`` asks about: without the one naming the kin
+    when another is named too ("我老公是做什么工作的": the role, not the partner)."""
+    own = _KIN_FACET.get(kin or "")
+    rest = tuple(f for f in facets if f.name != own)
+    return rest if own and rest and len(rest) < len(facets) else facets
+
+
 def stated(text: str) -> tuple[Facet, ...]:
     """The facets of which ``text`` states a value (``on_facet``), in its language's table."""
     table = ZH_FACETS if _HAN.search(text) else EN_FACETS

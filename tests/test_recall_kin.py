@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem._facets import facets_of, kin_of, of_another, on_facet
+from graphmem._facets import facets_of, kin_of, of_another, of_kin, on_facet
 from graphmem.embed import MiniLMEmbedder
 from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind
@@ -273,3 +273,15 @@ def test_a_fact_of_someone_close_is_no_fact_of_the_users() -> None:
     assert of_another("My sister Anna lives in Berlin. My brother lives in Rome.")
     assert not of_another("My sister Anna lives in Berlin.", "sister")
     assert not of_another("My sister lives in Berlin. I moved to Lisbon.")
+
+
+@pytest.mark.parametrize(("question", "facets"), [
+    ("我老公是做什么工作的来着？", ["role"]),
+    ("What does my husband do for a living?", ["role"]),
+    ("What is my son's school called?", ["study"]),
+    ("我老公叫什么？", ["partner"]),  # who he is: the only fact named
+    ("Where does my sister live now?", ["home"]),
+])
+def test_a_question_about_someone_close_asks_about_their_fact_not_who_they_are(
+        question: str, facets: list[str]) -> None:
+    assert [f.name for f in of_kin(facets_of(question), kin_of(question))] == facets

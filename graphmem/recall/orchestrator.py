@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from graphmem._facets import facets_of, kin_of, lifted_by, of_another
+from graphmem._facets import facets_of, kin_of, lifted_by, of_another, of_kin
 from graphmem._lifecycle_score import ImportanceModel
 from graphmem._passages import first_person, snippet
 from graphmem._recall_versions import asks_before, resolve_versions
@@ -117,8 +117,8 @@ class Recaller:
                 break
             a.cand = min(a.cand * 4, MAX_FILTERED_DEPTH)
 
-        facets = facets_of(a.search)
         kin = kin_of(q.query)  # "my sister's city": her facts, not the user's
+        facets = of_kin(facets_of(a.search), kin)
         personal = first_person(q.query)  # a personal fact of the user's ("my manager")
         if personal:
             demote_requests(items, c.rows, t.request_weight, t.facet_lift_depth)
