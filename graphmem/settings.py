@@ -63,8 +63,8 @@ class Settings(BaseSettings):
     llm_max_retries: int = 3
     llm_batch_size: int = 8
     #: with the LLM engine, the model also proposes which earlier messages a new one
-    #: replaces or contradicts (graphmem.extract._llm_versions): one more request per six
-    #: new messages that state something; false: the rules alone link versions
+    #: replaces or contradicts (graphmem.extract._llm_versions): one more request per write
+    #: (per 16,000 characters of messages shown); false: the rules alone link versions
     llm_versions: bool = True
     min_confidence: float = 0.6
     #: name-embedding similarity at which a new name joins a stored entity; None: the

@@ -12,8 +12,9 @@ each other) that hold two values of the same fact (``same_fact``) or cannot both
 
 The model only names pairs and the fact; which message is the newer one is decided from the
 times the messages were said, as for the rules, so arrival order does not matter. A reply is
-read leniently link by link (an unknown item, an index out of range, an unknown kind is
-dropped and counted) and the write then checks every proposed pair again against the store.
+read leniently link by link (a number out of range, a pair not shown together or with no
+new message, an unknown kind is dropped and counted) and the write then checks every
+proposed pair again against the store.
 """
 
 from __future__ import annotations
