@@ -530,7 +530,6 @@ def _kind_after_flags(kind: str, flags: set[str], raw: str) -> str | None:
     return kind
 
 
-# What stands after 在 before 工作 without being an employer: 我在找工作, 现在在家带娃
 # words of starting a new job, and what a name of an employer not in the lists looks like
 _NEW_JOB_ZH = re.compile(r"报到|入职|新团队|新公司|新同事|新工作|新单位|新东家|跳槽|试用期")
 _GENERIC_PLACE_ZH = re.compile(
@@ -547,6 +546,7 @@ def _new_employer(name: str, text: str) -> bool:
         and _GENERIC_PLACE_ZH.search(name) is None
 
 
+# What stands after 在 before 工作 without being an employer: 我在找工作, 现在在家带娃
 _NOT_EMPLOYER_ZH = re.compile(r"^(?:找|准备|考虑|等|家|家里|屋里|床上|路上|休息)|^(?:换|学|忙)$")
 
 
@@ -607,8 +607,7 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
                  if lookup(i) is not None or re.search(r"[A-Za-z]", i) or i in APPS_ZH]
     check = rule.extra.get("check")
     if check == "company":  # a name, not the bare word (去公司上班)
-        # an unknown short name where the message speaks of a new job: "下周一去星帆报到，
-        # 帮我写个发在新团队群里的自我介绍"
+        # a name no list knows where the clause starts a job there: 下周一去星帆报到
         items = [i for i in items if i in COMPANIES_ZH
                  or (_ORG_SUFFIX.search(i) and len(i) > 2) or _new_employer(i, text)]
     if check == "place":
