@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
@@ -292,19 +293,10 @@ class LLMExtractor:
         chat = build_batch_messages(SYSTEM_PROMPT, [windows[i] for i in pack])
         parts: dict[int, Any] = {}
         try:
-            reply = self._complete(chat, tally, deadline)
             try:
-                parts = parse_batch(reply)
-            except ValueError as bad:
-                tally.repairs += 1
-                repair = chat + [
-                    {"role": "assistant", "content": (reply or "")[:4000]},
-                    {"role": "user", "content": REPAIR_BATCH_PROMPT.format(error=bad)},
-                ]
-                try:
-                    parts = parse_batch(self._complete(repair, tally, deadline))
-                except ValueError:
-                    parts = {}  # every episode of the pack is extracted again alone
+                parts = self._parsed(chat, tally, deadline, parse_batch, REPAIR_BATCH_PROMPT)
+            except ValueError:
+                parts = {}  # every episode of the pack is extracted again alone
         except LLMFailure as e:
             log.warning("LLM extraction failed, using %s: %s", self.fallback.name, e.reason)
             for i in pack:
@@ -339,20 +331,12 @@ class LLMExtractor:
                 else time.monotonic() + self.total_timeout
             chat = build_version_messages(pack)
             try:
-                reply = self._complete(chat, tally, deadline)
                 try:
-                    found, tally.dropped_items = parse_versions(reply, pack)
-                except ValueError as bad:
-                    tally.repairs += 1
-                    repair = chat + [
-                        {"role": "assistant", "content": (reply or "")[:4000]},
-                        {"role": "user", "content": REPAIR_VERSIONS_PROMPT.format(error=bad)},
-                    ]
-                    try:
-                        found, tally.dropped_items = parse_versions(
-                            self._complete(repair, tally, deadline), pack)
-                    except ValueError as still:
-                        raise LLMFailure(f"invalid JSON: {_short(str(still))}") from None
+                    found, tally.dropped_items = self._parsed(
+                        chat, tally, deadline, partial(parse_versions, asks=pack),
+                        REPAIR_VERSIONS_PROMPT)
+                except ValueError as still:
+                    raise LLMFailure(f"invalid JSON: {_short(str(still))}") from None
                 out.extend(found)
             except LLMFailure as e:
                 log.warning("LLM version links failed, using the rules alone: %s", e.reason)
@@ -385,23 +369,29 @@ class LLMExtractor:
 
     def _extract_batch(self, batch: list[Message], tally: LLMStats) -> Extraction:
         deadline = None if self.total_timeout is None else time.monotonic() + self.total_timeout
-        chat = self.build_messages(batch)
+        try:
+            data = self._parsed(self.build_messages(batch), tally, deadline, parse_json_object,
+                                REPAIR_PROMPT)
+        except ValueError as second:
+            raise LLMFailure(f"invalid JSON: {_short(str(second))}") from None
+        result, tally.dropped_items = to_extraction(data, batch)
+        return result
+
+    def _parsed[T](self, chat: list[dict[str, str]], tally: LLMStats, deadline: float | None,
+                   parse: Callable[[str | None], T], repair_prompt: str) -> T:
+        """The reply to ``chat`` read by ``parse``; a reply it refuses gets one repair
+        request (``repair_prompt`` with the error). Raises ``ValueError`` when the repaired
+        reply is refused too, ``LLMFailure`` when a request fails."""
         reply = self._complete(chat, tally, deadline)
         try:
-            data = parse_json_object(reply)
-        except ValueError as first:
+            return parse(reply)
+        except ValueError as bad:
             tally.repairs += 1
             repair = chat + [
                 {"role": "assistant", "content": (reply or "")[:4000]},
-                {"role": "user", "content": REPAIR_PROMPT.format(error=first)},
+                {"role": "user", "content": repair_prompt.format(error=bad)},
             ]
-            reply = self._complete(repair, tally, deadline)
-            try:
-                data = parse_json_object(reply)
-            except ValueError as second:
-                raise LLMFailure(f"invalid JSON: {_short(str(second))}") from None
-        result, tally.dropped_items = to_extraction(data, batch)
-        return result
+            return parse(self._complete(repair, tally, deadline))
 
     def _get_client(self) -> openai.OpenAI:
         with self._lock:
