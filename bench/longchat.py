@@ -2,8 +2,8 @@
 
 The generated corpus (``corpus.py``, ``single_user.py``) shares its templates with the
 recall it measures, so its figures say little about chats written otherwise. These files
-were written by six writers (a to f), each told only the file format and what to plant (facts said
-in passing inside requests about something else, at least eight changes of value, some
+were written by ten writers (a to j), each told only the file format and what to plant
+(facts said in passing inside requests about something else, at least eight changes of value, some
 only implied by using the new value, corrections, contradictions, dated events, facts
 spread over sessions, near-miss filler, long pasted messages); none had read the engine,
 its tests or any other data. Each file holds one English and one Chinese chat of 90 to 120
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--turns", choices=("user", "all"), default="user",
                    help="store the user's messages only (default) or the replies too")
     p.add_argument("--verbose", "-v", action="store_true",
-                   help="list graphmem's misses (not for the held split)")
+                   help="list graphmem's misses (not for the held splits)")
     p.add_argument("--versions", choices=("rules", "gold"), default="rules",
                    help="rules (default): the engine as configured; gold: the labelled pairs "
                    "proposed as model version links (a ceiling, see above)")
