@@ -76,6 +76,12 @@ class _LLMRelation(BaseModel):
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)\n?[ \t]*```", re.DOTALL)
 
 
+def short(text: object, limit: int = 160) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def parse_json_object(text: str | None) -> dict[str, Any]:
     """The JSON object in a model reply, tolerating code fences and prose around it.
 

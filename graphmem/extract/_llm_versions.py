@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeGuard
 
 from graphmem.extract._llm_batch import json_object
+from graphmem.extract._llm_output import short
 
 VERSION_PROMPT = """\
 You keep a user's long-term memory up to date. Below are messages one person wrote, oldest
@@ -132,7 +133,7 @@ def build_version_messages(asks: Sequence[VersionAsk]) -> list[dict[str, str]]:
     """The chat messages of one request over a pack of asks."""
     pool = _pool(asks)
     lines = [f"[{k}] {_when(s.at)}{' NEW' if s.id in pool.new else ''}: "
-             f"{_cut(s.text, NEW_CHARS if s.id in pool.new else OTHER_CHARS)}"
+             f"{short(s.text, NEW_CHARS if s.id in pool.new else OTHER_CHARS)}"
              for k, s in enumerate(pool.shown)]
     user = "Messages:\n" + "\n".join(lines) + "\n\nReturn the JSON object."
     return [{"role": "system", "content": VERSION_PROMPT}, {"role": "user", "content": user}]
@@ -198,11 +199,6 @@ def _index(v: Any, size: int) -> TypeGuard[int]:
 def _field(v: Any) -> str:
     return " ".join(str(v).split())[:FIELD_CHARS] if isinstance(v, str | int | float) \
         and not isinstance(v, bool) else ""
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _when(ms: int) -> str:

@@ -28,7 +28,12 @@ from pydantic import SecretStr
 
 from graphmem.extract import Extractor, Message
 from graphmem.extract._llm_batch import build_batch_messages, parse_batch, part_extraction
-from graphmem.extract._llm_output import parse_json_object, speaker_label, to_extraction
+from graphmem.extract._llm_output import (
+    parse_json_object,
+    short,
+    speaker_label,
+    to_extraction,
+)
 from graphmem.extract._llm_versions import (
     VersionAsk,
     VersionProposal,
@@ -159,11 +164,6 @@ def _retry_after(response: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, (aware(when) - datetime.now(UTC)).total_seconds())
-
-
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --------------------------------------------------------------------------- extractor
@@ -336,7 +336,7 @@ class LLMExtractor:
                         chat, tally, deadline, partial(parse_versions, asks=pack),
                         REPAIR_VERSIONS_PROMPT)
                 except ValueError as still:
-                    raise LLMFailure(f"invalid JSON: {_short(str(still))}") from None
+                    raise LLMFailure(f"invalid JSON: {short(str(still))}") from None
                 out.extend(found)
             except LLMFailure as e:
                 log.warning("LLM version links failed, using the rules alone: %s", e.reason)
@@ -373,7 +373,7 @@ class LLMExtractor:
             data = self._parsed(self.build_messages(batch), tally, deadline, parse_json_object,
                                 REPAIR_PROMPT)
         except ValueError as second:
-            raise LLMFailure(f"invalid JSON: {_short(str(second))}") from None
+            raise LLMFailure(f"invalid JSON: {short(str(second))}") from None
         result, tally.dropped_items = to_extraction(data, batch)
         return result
 
@@ -434,7 +434,7 @@ class LLMExtractor:
                 resp = client.chat.completions.create(**kwargs)
             except openai.APIStatusError as e:
                 if e.status_code not in RETRY_STATUSES:
-                    raise LLMFailure(f"HTTP {e.status_code}: {_short(e.message)}") from None
+                    raise LLMFailure(f"HTTP {e.status_code}: {short(e.message)}") from None
                 last, retry_after = f"HTTP {e.status_code}", _retry_after(e.response)
             except openai.APITimeoutError:
                 last = "timeout"
@@ -442,11 +442,11 @@ class LLMExtractor:
                 cause = e.__cause__
                 last = f"connection error ({type(cause).__name__})" if cause else "connection error"
             except openai.OpenAIError as e:
-                raise LLMFailure(f"{type(e).__name__}: {_short(str(e))}") from None
+                raise LLMFailure(f"{type(e).__name__}: {short(str(e))}") from None
             except ValueError as e:  # the body was not JSON (a proxy's HTML page...)
-                raise LLMFailure(f"invalid response body: {_short(str(e))}") from None
+                raise LLMFailure(f"invalid response body: {short(str(e))}") from None
             except Exception as e:  # a client bug must not break ingestion
-                raise LLMFailure(f"unexpected {type(e).__name__}: {_short(str(e))}") from None
+                raise LLMFailure(f"unexpected {type(e).__name__}: {short(str(e))}") from None
             else:
                 if resp.usage is not None:
                     tally.prompt_tokens += resp.usage.prompt_tokens or 0
@@ -456,7 +456,7 @@ class LLMExtractor:
                 message = resp.choices[0].message
                 refusal = getattr(message, "refusal", None)
                 if refusal:
-                    raise LLMFailure(f"model refused: {_short(refusal)}")
+                    raise LLMFailure(f"model refused: {short(refusal)}")
                 content: str | None = message.content
                 return content
             if attempt == self.max_retries:
