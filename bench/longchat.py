@@ -2,7 +2,7 @@
 
 The generated corpus (``corpus.py``, ``single_user.py``) shares its templates with the
 recall it measures, so its figures say little about chats written otherwise. These files
-were written by ten writers (a to j), each told only the file format and what to plant
+were written by fourteen writers (a to n), each told only the file format and what to plant
 (facts said in passing inside requests about something else, at least eight changes of value, some
 only implied by using the new value, corrections, contradictions, dated events, facts
 spread over sessions, near-miss filler, long pasted messages); none had read the engine,
@@ -16,7 +16,8 @@ may be read (``-v`` lists its misses); ``held`` is reported only and is refused 
 the knobs chosen on dev had not moved it; it then became ``dev2``, and two more writers
 (e and f), told the same, wrote the held split that replaced it. Four more writers (g to
 j), told the same with a persona each, wrote ``dev3`` (g, h) and ``held2`` (i, j), split
-before any of their files was read.
+before any of their files was read; four more (k to n) wrote ``dev4`` (k, l) and ``held3``
+(m, n), split the same way.
 
 Each chat goes in through GraphQL (``addEpisodes`` per session, ``role`` set, no
 ``speaker``, ``sourceRef`` = the message id); by default only the user's messages, as in
@@ -35,6 +36,8 @@ same messages beside graphmem.
     python bench/longchat.py --split held    # held out: reported only
     python bench/longchat.py --split dev3 -v # more chats to choose knobs on
     python bench/longchat.py --split held2   # held out: reported only
+    python bench/longchat.py --split dev4 -v # more chats to choose knobs on
+    python bench/longchat.py --split held3   # held out: reported only
 
 ``--versions gold`` gives the service an extractor that proposes, as the LLM engine's version
 links would (``graphmem.extract._llm_versions``), exactly the labelled pairs (each current
@@ -71,7 +74,10 @@ SPLITS = {"dev": ("longchat_dev_a.json", "longchat_dev_b.json"),
           "held": ("longchat_held_e.json", "longchat_held_f.json"),
           # four more writers (g to j), split before any of their files was read
           "dev3": ("longchat_dev3_g.json", "longchat_dev3_h.json"),
-          "held2": ("longchat_held2_i.json", "longchat_held2_j.json")}
+          "held2": ("longchat_held2_i.json", "longchat_held2_j.json"),
+          # four more writers (k to n), split the same way
+          "dev4": ("longchat_dev4_k.json", "longchat_dev4_l.json"),
+          "held3": ("longchat_held3_m.json", "longchat_held3_n.json")}
 KINDS = ("current", "past", "when", "contradiction", "multi_session", "single")
 RETRIEVERS = ("bm25", "dense", "rrf", "graphmem")
 ADD = """mutation($inputs: [EpisodeInput!]!) { addEpisodes(inputs: $inputs) { duplicate } }"""
@@ -205,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/longchat.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--split", choices=sorted(SPLITS), default="dev",
-                   help="dev (default), dev2, dev3: for choosing knobs; held, held2: "
+                   help="dev (default), dev2, dev3, dev4: for choosing knobs; held, held2, held3: "
                    "reported only")
     p.add_argument("--lang", choices=("en", "zh", "both"), default="both")
     p.add_argument("--turns", choices=("user", "all"), default="user",
