@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graphmem._corrections import corrected, mentions
 from graphmem._facets import on_facet, stated
 from graphmem._passages import parse_id, statements
 from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
@@ -49,6 +50,9 @@ EMBED_CHARS = 2000
 VALUE_SCORE = 0.7
 #: the score of a link the model proposed (the rules' surest verdicts score higher)
 MODEL_SCORE = 0.8
+#: the score of a correction's link ("I told you Tuesdays; I got that wrong"): the user says
+#: outright which message it replaces, surer than any verdict on shared words
+CORRECTION_SCORE = 0.95
 #: other episodes shown to the model per new episode
 MAX_ASKED = 12
 #: episodes stating a value of the same personal fact, per fact a new episode states
@@ -116,9 +120,11 @@ def plan_versions(store: Store, plan: WritePlan, episodes: Sequence[PreparedEpis
         vecs.update(zip(order, embed([texts[i] for i in order]), strict=True))
     by_sentence = _sentence_links(store, user, asking, passages or {}, who)
     by_model = _model_links(proposed, {e.id: e for e in fresh}, stored, who)
+    by_correction = _correction_links(asking, found, stored, who)
     pairs: dict[frozenset[str], VersionLink] = {}
     for e in asking:
-        mine: list[VersionLink] = by_sentence.get(e.id, []) + by_model.get(e.id, [])
+        mine: list[VersionLink] = by_sentence.get(e.id, []) + by_model.get(e.id, []) \
+            + by_correction.get(e.id, [])
         ids = [i for i in found[e.id] if said.get(i)] + [o.id for o in asking if o.id != e.id]
         for other in ids:
             if who[other] != who[e.id]:
@@ -247,6 +253,36 @@ def _model_links(proposed: Sequence[VersionProposal], fresh: dict[str, NewEpisod
             else (p.other_id, e.id)
         verdict = Verdict(p.kind, MODEL_SCORE, p.reason)
         out.setdefault(e.id, []).append(VersionLink(p.kind, newer, older, verdict))
+    return out
+
+
+def _correction_links(asking: Sequence[NewEpisode], found: dict[str, list[str]],
+                      stored: dict[str, Row], who: dict[str, str]) -> dict[str, list[VersionLink]]:
+    """Each value a new episode takes back (``_corrections``: "I told you Tuesdays, I got
+    that wrong") links it to the nearest earlier episode of the same speaker that gave the
+    value: among its candidates (``found``) and the write's earlier episodes, said before
+    it, not an assistant's turn, not forgotten, and not itself a correction of that value."""
+    out: dict[str, list[VersionLink]] = {}
+    for e in asking:
+        fixes = corrected(e.content) if e.role != "assistant" else []
+        if not fixes:
+            continue
+        earlier: list[tuple[str, str, int]] = []
+        for i in found.get(e.id, []):
+            row = stored.get(i)
+            if row is not None and row.get("forgottenAt") is None \
+                    and row.get("role") != "assistant":
+                earlier.append((i, str(row.get("content") or ""), int(row.get("occurredAt") or 0)))
+        earlier += [(o.id, o.content, o.occurred_at) for o in asking
+                    if o.id != e.id and o.role != "assistant"]
+        for fix in fixes:
+            for i, text, at in earlier:
+                if (at, i) < (e.occurred_at, e.id) and who.get(i) == who.get(e.id) \
+                        and mentions(text, fix.old) \
+                        and not any(mentions(c.old, fix.old) for c in corrected(text)):
+                    verdict = Verdict("SUPERSEDES", CORRECTION_SCORE, fix.reason)
+                    out.setdefault(e.id, []).append(VersionLink("SUPERSEDES", e.id, i, verdict))
+                    break
     return out
 
 
