@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graphmem._passages import SENTENCE_END
+from graphmem._passages import SENTENCE_END, first_person
 from graphmem.extract._text import someone_else_helps
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -262,6 +262,26 @@ def told(sentence: str) -> list[str]:
     if not asks(sentence):
         return [sentence]
     return [c for c in _CLAUSE.split(sentence)[:-1] if c.strip() and not _asks_clause(c)]
+
+
+# a clause that only leads up to the question ("I was wondering", 我想问一下) tells nothing
+_LEAD_UP = re.compile(
+    r"(?i)^\s*(?:(?:so|and|but|ok|okay|hi|hey)\s+)*(?:I\s+(?:was|am|'m)\s+wondering|I\s+wonder|"
+    r"I\s+(?:want(?:ed)?|would\s+like|'d\s+like)\s+to\s+(?:know|ask|check)|I\s+have\s+a\s+question|"
+    r"quick\s+question)\b|^\s*(?:我)?(?:想问|想请教|想知道|想了解|想咨询|请问|问一下|问个)")
+
+
+def tells_on_the_way(text: str) -> bool:
+    """Does a question in ``text`` tell something of the speaker's on its way to asking
+    (我这人从来不喝奶茶，但最近…有什么健康点的夜宵推荐？, "I never drink bubble tea, but lately
+    I crave sweets, any snack ideas?"): a clause before the asking one, in the first person,
+    that neither asks nor requests nor only leads up to the question?"""
+    for s in SENTENCE_END.split(text):
+        if not asks(s):
+            continue
+        if any(first_person(c) and not _LEAD_UP.search(c) for c in told(s)):
+            return True
+    return False
 
 
 # a request to the assistant about something of the user's ("Can you help me write a

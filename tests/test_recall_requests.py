@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from graphmem._facets import tells_on_the_way
 from graphmem._passages import states_anything
 from graphmem.model import MemoryKind
 from graphmem.recall import RecallItem, Scores
@@ -55,6 +56,28 @@ def test_a_request_goes_below_what_was_told() -> None:
     before = [(i.id, i.score) for i in items]
     demote_requests(items, rows, 0.0, 100)  # off
     assert [(i.id, i.score) for i in items] == before
+
+
+@pytest.mark.parametrize(("text", "tells"), [
+    ("我这人从来不喝奶茶，但最近半夜特别想吃甜的，有什么健康点的夜宵推荐？", True),
+    ("I never drink bubble tea, but lately I crave sweets at night, any snack ideas?", True),
+    ("我们下周去成都，有什么好吃的？", True),
+    ("我想问一下，有什么推荐？", False),  # only leads up to the question
+    ("So I was wondering, what should I cook tonight?", False),
+    ("How do I get rid of fruit flies in the kitchen?", False),
+    ("Help me plan a day out with two kids.", False),  # no question at all
+    ("I never drink bubble tea.", False),  # told, but not on the way to a question
+])
+def test_a_question_may_tell_something_on_its_way(text: str, tells: bool) -> None:
+    assert tells_on_the_way(text) is tells
+
+
+def test_a_question_that_tells_on_its_way_is_not_taken_for_a_request() -> None:
+    items, rows = _items(("有什么适合宝宝的辅食推荐？", 9.0, 50, "user"),
+                         ("我这人从来不喝奶茶，但最近想吃甜的，有什么夜宵推荐？", 8.0, 40,
+                          "user"))
+    demote_requests(items, rows, 0.5, 100)
+    assert [(i.id, i.score) for i in items] == [("e1", 8.0), ("e0", 4.5)]
 
 
 def test_past_the_depth_nothing_changes() -> None:

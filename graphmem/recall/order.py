@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from graphmem._facets import Facet, asks, on_facet
+from graphmem._facets import Facet, asks, on_facet, tells_on_the_way
 from graphmem._passages import SENTENCE_END, states_anything
 from graphmem._version_rules import Gist, gist, restates, topic_terms, value_tokens
 from graphmem.extract._text import has_cjk
@@ -112,14 +112,16 @@ def demote_requests(items: list[RecallItem], rows: dict[str, Row], weight: float
     """Lower, in place, the scores of the user's episodes among the first ``depth`` items
     that tell nothing of the user's (``_passages.states_anything``: only questions,
     requests and tasks for the assistant, naming nothing of theirs, "How do I get rid of
-    fruit flies?"), x (1 - ``weight``), and sort again: a question about a fact of the
-    user's is answered by something the user told of it."""
+    fruit flies?"; nor a first-person clause on the way to a question,
+    ``_facets.tells_on_the_way``), x (1 - ``weight``), and sort again: a question about a
+    fact of the user's is answered by something the user told of it."""
     if weight <= 0:
         return
     for it in items[:depth]:
         row = rows.get(it.id) or {}
         if it.kind is MemoryKind.EPISODE and row.get("role") not in _NOT_USER \
-                and not states_anything(str(row.get("content") or "")):
+                and not states_anything(text := str(row.get("content") or "")) \
+                and not tells_on_the_way(text):
             it.score = round(it.score * (1 - weight), 6)
     items.sort(key=lambda it: (-it.score, it.id))
 
