@@ -81,8 +81,11 @@ def lifted_by(facets: tuple[Facet, ...], when: bool) -> tuple[Facet, ...]:
 
 
 EN_FACETS: tuple[Facet, ...] = (
+    # "I work at", "she works for"; not "that would work for S1s", "it works for me"
     _en("employer", "employer, company, job, firm, workplace, employed, hired, joined",
-        extra=r"work(?:s|ing|ed)?\s+(?:at|for)|where\s+(?:do|does)\s+\w+\s+work"),
+        extra=r"(?<!\bit\s)(?<!that\s)(?<!this\s)(?<!which\s)(?<!would\s)(?<!could\s)"
+              r"(?<!should\s)(?<!might\s)(?<!will\s)(?<!\bcan\s)(?<!\bdoes\s)"
+              r"work(?:s|ing|ed)?\s+(?:at|for)|where\s+(?:do|does)\s+\w+\s+work"),
     # what the user does for work, asked in other words than the employer
     _en("role", "occupation, profession, job title, do for a living, line of work, career",
         "nurse, engineer, developer, designer, teacher, researcher, analyst, accountant, "
@@ -106,7 +109,8 @@ EN_FACETS: tuple[Facet, ...] = (
     _en("editor", "editor, IDE, coding setup, write code, writing code, code editor",
         "vim, neovim, emacs, vs code, vscode, "
                   "visual studio, zed, helix, sublime, intellij, pycharm"),
-    _en("device", "phone, smartphone, laptop, computer, tablet", "iphone, android, macbook, "
+    _en("device", "phone, smartphone, handset, cellphone, cell phone, mobile phone, laptop, "
+                  "computer, tablet", "iphone, android, macbook, "
                   "pixel, galaxy, ipad, thinkpad, chromebook, oneplus, xiaomi, huawei"),
     _en("commute", "commute, get to work", "car, drive, bike, bicycle, scooter, train, bus, "
                                            "public transport"),
@@ -152,7 +156,8 @@ ZH_FACETS: tuple[Facet, ...] = (
     # 汇报 alone is also presenting ("下周我要汇报团队的季度成果"): reporting to someone
     _zh("manager", "上级 领导 老板 经理 主管 归谁管 管我",
         extra=r"向[^，。,？?！!]{0,8}汇报|汇报给|汇报对象"),
-    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了"),
+    # not 新家: "新家宽带装哪家" and the like name the new home in passing
+    _zh("home", "住在 定居 搬到 搬家 城市 居住 老家 安家 安了家 住处 住址 住哪 租了 搬进 搬去"),
     _zh("rent", "房租 租金 月租 房东 房贷 房子"),
     _zh("employer", "公司 单位 任职 入职 上班 跳槽 工作单位 离职 干了 换工作 新工作 新公司",
         # 我在北辰医疗做后端; not 我在厨房做饭, 我在家上班 (where, not for whom)
@@ -326,6 +331,11 @@ _KIN_NAMED = re.compile(
     rf"(?i)\b(?:my|our)\s+(?:(?:older|younger|little|big|baby|eldest|oldest|youngest|best|"
     rf"twin)\s+)?({_KIN_WORDS_EN})s?\b|我(?:的|们的|们家)?({_KIN_WORDS_ZH})(?!圈)")  # 朋友圈
 _KIN_LEAD = re.compile(r"(?i)(?:(?:by the way|also|anyway|btw|oh|so|and|well),?\s+)?")
+# the one close to the user gives the user something: the thing is the user's now ("my
+# brother got me a Pixel 8a", 我妈送了我一台Kindle)
+_GIVES_ME = re.compile(
+    r"(?:\s+[A-Z][\w'’-]+)?,?\s+(?:\w+\s+)?(?:got|gave|bought|sent|lent|handed|gifted|passed|"
+    r"left)\s+(?:me|us)\b|[^，。！？,.!?]{0,8}?(?:送了我|送我|送给我|给了我|给我买|借给我|留给我)")
 
 
 def kin_of(text: str, *, subject: bool = False) -> str | None:
@@ -336,6 +346,8 @@ def kin_of(text: str, *, subject: bool = False) -> str | None:
         start = _opened(text)
         start = _KIN_LEAD.match(text, start).end()  # type: ignore[union-attr]
         m = _KIN_NAMED.match(text, start)
+        if m is not None and _GIVES_ME.match(text, m.end()):
+            return None
     else:
         m = _KIN_NAMED.search(text)
     if m is None:
@@ -367,6 +379,11 @@ def of_kin(facets: tuple[Facet, ...], kin: str | None) -> tuple[Facet, ...]:
     return rest if own and rest and len(rest) < len(facets) else facets
 
 
+# what the user has, named right before a facet's value: my (new) Pixel, 我的华为
+_MY = re.compile(r"(?i)\b(?:my|our)\s+(?:(?:new|old|current|trusty)\s+)?$|"
+                 r"(?:我的|我们的|我这台|我那台|我这部|我那部|我这辆|我那辆|我家的?)$")
+
+
 def stated(text: str) -> tuple[Facet, ...]:
     """The facets of which ``text`` states a value (``on_facet``), in its language's table."""
     table = ZH_FACETS if _HAN.search(text) else EN_FACETS
@@ -393,4 +410,9 @@ def on_facet(text: str, facets: tuple[Facet, ...], kin: str | None = None) -> bo
                     or _VALUE.search(sentence, _opened(sentence) + 1)
                     or (f.values and f.value.search(sentence))):
                 return True
-    return False
+    # a question names what the user has on its way ("How do I make Do Not Disturb on my
+    # Pixel follow my roster?", 我的华为怎么截长图？): the phone is the user's
+    return kin is None and any(
+        f.values and _MY.search(q[max(0, m.start() - 24):m.start()])
+        for q in SENTENCE_END.split(text) if asks(q) and kin_of(q, subject=True) is None
+        for f in facets for m in f.value.finditer(q))

@@ -48,7 +48,7 @@ MIN_STATEMENT_UNITS = 5
 #: statement passages of one episode, at most (the first ones said)
 MAX_STATEMENTS = 12
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|mine|me|we|we're|we've|our|ours|us)\b"
-                           r"|我", re.I)
+                           r"|我|咱|俺", re.I)
 _QUESTION = re.compile(r"[?\uff1f]\s*[)\"”]?\s*$|[吗呢吧]\s*[。.!！]?\s*$")
 _REQUEST = re.compile(
     r"^\W*(?:(?:can|could|would|will) you|please|give me|tell me|show me|help me|let me know|"

@@ -258,6 +258,11 @@ def test_distinct_facts_of_one_form_are_no_versions(minilm_service: MemoryServic
     ("I visited my sister in Rome.", None),  # the user's own doing
     ("I moved to Lisbon.", None),
     ("我朋友圈里都在晒新手机。", None),  # a feed, not a friend
+    # a gift to the user is the user's now
+    ("Also, my brother got me a Pixel 8a for Christmas.", None),
+    ("My sister Anna just gave me her old Honda Civic.", None),
+    ("我妈送了我一台Kindle。", None),
+    ("My dad got a new car.", "father"),
 ])
 def test_who_a_sentence_is_about(text: str, who: str | None) -> None:
     assert kin_of(text, subject=True) == who

@@ -196,6 +196,8 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     # other words for the same facts: how much I save, where I live, my house's cost
     assert [f.name for f in facets_of("我目前每月攒多少？")] == ["savings"]
     assert [f.name for f in facets_of("我目前住哪儿？")] == ["home"]
+    assert on_facet("昨天终于搬进常营的新家了！", facets_of("我们家现在住哪一片？"))
+    assert not on_facet("新家宽带装联通还是移动？", facets_of("我们家现在住哪一片？"))
     assert "rent" in [f.name for f in facets_of("我现在住的房子一个月要花多少钱？")]
     # a household machine named only by its brand is on the question's facet
     assert [f.name for f in facets_of("What brand is our washer?")] == ["washer"]
@@ -223,6 +225,19 @@ def test_the_words_of_a_personal_fact_widen_the_search() -> None:
     assert not facets_of("那边交通方便吗？")
     assert on_facet("对了，记账我已经换成钱迹了，随手记直接卸载了",
                     facets_of("我现在用的记账软件是哪个？"))
+    # other words for a phone
+    assert [f.name for f in facets_of("What handset am I using right now?")] == ["device"]
+    # a question names what the user has on its way; not what they might get
+    phone = facets_of("What phone have I got now?")
+    assert on_facet("How do I make Do Not Disturb on my Pixel follow my roster?", phone)
+    assert not on_facet("Should I get a Pixel or an iPhone?", phone)
+    assert not on_facet("How do I reset my phone?", phone)
+    # working for someone, not something that works for a class or for the user
+    job = facets_of("Where do I work now?")
+    assert on_facet("I've been working for Acme since 2020.", job)
+    assert on_facet("She works for Google.", job)
+    assert not on_facet("Write me a summary of the poem that would work for S1s.", job)
+    assert not on_facet("That works for Tom, he said.", job)
 
 
 def test_a_message_on_a_facet_is_a_statement_naming_its_words_or_values() -> None:

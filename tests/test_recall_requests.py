@@ -105,3 +105,10 @@ def test_through_the_service(minilm_service: MemoryService) -> None:  # noqa: F8
     assert off.index(asked) < off.index(told)  # by its words, the request leads
     assert on.index(told) < on.index(asked)
     assert other.index(asked) < other.index(told)
+
+
+def test_we_and_i_of_colloquial_chinese_speak_of_the_user() -> None:
+    from graphmem._passages import first_person
+    assert first_person("咱店现在的地址是在哪儿来着？")
+    assert first_person("俺家的狗叫大黄。")
+    assert not first_person("店里现在一礼拜哪天关门？")
