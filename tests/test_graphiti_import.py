@@ -262,7 +262,8 @@ def test_rerun_changes_nothing_and_a_refused_group_writes_nothing(
                                     object="Rome", valid_from=_t("2020-01-01T00:00:00")))
     before_bob = _dump(service, bob)
     dry = _run(service, source, {"life": user, "work": bob}, dry_run=True)
-    assert dry["life"].status == "would import" and dry["life"].written["Relation"] == 5
+    assert dry["life"].status == "would import", dry["life"].describe()
+    assert dry["life"].written["Relation"] == 5
     assert _dump(service, user) == []  # a dry run writes nothing
 
     first = _run(service, source, {"life": user, "work": bob})
