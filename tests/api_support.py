@@ -96,3 +96,14 @@ def api(store: Any, clock: FakeClock) -> Iterator[Api]:
     """The real server over a service on each store (a test module imports it to use it)."""
     with serve_api(make_service(store, clock)) as client:
         yield client
+
+
+def assert_newer_version_first(items: list[dict[str, Any]], new: str, old: str,
+                               note: str) -> None:
+    """Recall's items (``id status supersededBy versionNote``): ``new`` above ``old``, and
+    ``old`` marked SUPERSEDED by ``new`` with ``note`` in its version note."""
+    ids = [i["id"] for i in items]
+    assert ids.index(new) < ids.index(old)
+    earlier = items[ids.index(old)]
+    assert earlier["status"] == "SUPERSEDED" and earlier["supersededBy"] == [new]
+    assert note in earlier["versionNote"]

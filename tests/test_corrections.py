@@ -14,7 +14,7 @@ from graphmem.inputs import EpisodeIn, RecallIn
 from graphmem.model import MemoryKind, MemoryStatus
 from graphmem.service import MemoryService
 
-from .api_support import make_service, serve_api
+from .api_support import assert_newer_version_first, make_service, serve_api
 
 CLUB = ("I've also joined a local club, the Broughty Striders. They do a group run on Tuesday "
         "evenings, can that be my speed session?")
@@ -132,8 +132,4 @@ def test_recall_through_graphql_explains_the_correction(store: object, user: str
       kinds: [EPISODE], limit: 5}) { items { id status supersededBy versionNote } } }"""
     with serve_api(service) as api:
         items = api.data(query, {"u": user})["recall"]["items"]
-    ids = [i["id"] for i in items]
-    assert ids.index(fix) < ids.index(old)
-    earlier = items[ids.index(old)]
-    assert earlier["status"] == "SUPERSEDED" and earlier["supersededBy"] == [fix]
-    assert "corrected: Tuesdays -> Thursdays" in earlier["versionNote"]
+    assert_newer_version_first(items, fix, old, "corrected: Tuesdays -> Thursdays")

@@ -15,7 +15,7 @@ from graphmem.model import MemoryKind, MemoryStatus
 from graphmem.service import MemoryService
 from graphmem.store.base import WritePlan
 
-from .api_support import make_service, serve_api
+from .api_support import assert_newer_version_first, make_service, serve_api
 
 RENT_OLD = "Our rent is 1200 dollars a month, the biggest line in the budget."
 RENT_NEW = "The landlord raised the rent, it's 1450 dollars a month from now on."
@@ -149,12 +149,8 @@ def test_recall_through_graphql_marks_the_earlier_version(store: Any, user: str)
         items { id status supersededBy supersedes versionNote } } }"""
     with serve_api(service) as api:
         items = api.data(query, {"u": user})["recall"]["items"]
-    ids = [i["id"] for i in items]
-    assert ids.index(new) < ids.index(old)
-    earlier = items[ids.index(old)]
-    assert earlier["status"] == "SUPERSEDED" and earlier["supersededBy"] == [new]
-    assert "1200 -> 1450" in earlier["versionNote"]
-    assert items[ids.index(new)]["supersedes"] == [old]
+    assert_newer_version_first(items, new, old, "1200 -> 1450")
+    assert next(i for i in items if i["id"] == new)["supersedes"] == [old]
 
 
 COVER = ("Could you look over a cover letter draft? A recruiter reached out and I want to "
