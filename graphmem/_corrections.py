@@ -29,6 +29,10 @@ _WRONG = re.compile(
     r"\bI misspoke\b|\bmix(?:ed|ing)? (?:them|it|those|the two) up\b|"
     r"\b(?:need|have|want) to fix something I (?:told|said)\b|"
     r"更正|说错了|记错了|搞错了|弄错了|口误|记混了|搞混了|弄混了|看串了|记串了")
+# asking the assistant to correct a text is no correction of the user's own words
+_ASKS_TO_CORRECT = re.compile(
+    r"(?i)\b(?:can|could|would|will)\s+you\b[^.?!]{0,40}\bcorrect|\bplease\s+(?:make\s+a\s+)?"
+    r"correct|(?:帮我|请|麻烦你?)(?:改正|更正|纠正)")
 # a clause about the mistake itself (说错了, 记混了), not a value
 _SAYS_WRONG_ZH = re.compile(r"错|混|串")
 _WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -71,7 +75,7 @@ class Correction:
 def corrected(text: str) -> list[Correction]:
     """The values ``text`` takes back (module docstring); none unless it says it corrects
     something it said before."""
-    if not _WRONG.search(text):
+    if not _WRONG.search(text) or _ASKS_TO_CORRECT.search(text):
         return []
     instead = _INSTEAD.search(text)
     new = (instead["new"] or instead["zh"] or "").strip() if instead else ""

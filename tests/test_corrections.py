@@ -45,6 +45,8 @@ def test_a_correction_names_the_value_it_takes_back(text: str, old: str, new: st
     "I'm not sure whether Tuesday works, can we do Thursday?",
     "这周是不是周二开会？",
     "Can you correct the grammar in this paragraph? It says Tuesdays, not Thursdays.",
+    "Could you make a correction to my draft: the meeting is Monday, not Friday.",
+    "帮我更正一下这段通知：开会是周一，不是周五。",
     "I got that wrong again, sorry.",  # no value taken back
 ])
 def test_nothing_is_taken_back_without_saying_a_told_value_was_wrong(text: str) -> None:
