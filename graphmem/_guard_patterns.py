@@ -199,8 +199,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     _p(
         "credit_card",
-        r"(?<![\d\-])(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d\d)|35\d\d|62\d\d)"
-        r"(?:[ \-]?\d{2,4}){2,5}(?![\d\-])",
+        # not inside a run of Latin letters and digits: a hex id (ent_4936582771664aca...)
+        # holds digit runs that pass Luhn by chance; a card is written apart from words
+        r"(?<![\dA-Za-z\-])(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|6(?:011|5\d\d)|35\d\d"
+        r"|62\d\d)(?:[ \-]?\d{2,4}){2,5}(?![\dA-Za-z\-])",
         check=lambda s: _luhn(re.sub(r"\D", "", s)),
     ),
     _p(
