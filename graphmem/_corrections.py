@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphmem._timestamps import CN_WEEKDAY_CHARS, WEEKDAYS
+
 # saying that something told before was wrong
 _WRONG = re.compile(
     r"(?i)\bcorrection\b|\bcorrect(?:ing)? (?:myself|something|what I)\b|"
@@ -35,10 +37,8 @@ _ASKS_TO_CORRECT = re.compile(
     r"correct|(?:帮我|请|麻烦你?)(?:改正|更正|纠正)")
 # a clause about the mistake itself (说错了, 记混了), not a value
 _SAYS_WRONG_ZH = re.compile(r"错|混|串")
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_EN = re.compile(r"(?i)\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b")
-_WEEKDAY_ZH = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
-_ZH_DAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_WEEKDAY_ZH = re.compile(f"(?:周|星期|礼拜)([{CN_WEEKDAY_CHARS}])")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 # a value word of English: a capitalised word or a number (weekdays, months, names, times)
 _WORD = r"(?!I\b|I['’])(?:[A-Z][\w'’&-]*|\d[\w:.'’-]*(?:,\d{3})*)"
@@ -98,8 +98,9 @@ def mentions(text: str, value: str) -> bool:
 def _keys(text: str, among: frozenset[str] | None = None) -> frozenset[str]:
     """What identifies a value: its weekdays (``wd:1``) and numbers; a value with neither
     is its own case-folded text (looked for as a substring when ``among`` names it)."""
-    keys = {f"wd:{_WEEKDAYS_EN.index(_full(m[1]))}" for m in _WEEKDAY_EN.finditer(text)}
-    keys |= {f"wd:{_ZH_DAY[m[1]]}" for m in _WEEKDAY_ZH.finditer(text)}
+    keys = {f"wd:{WEEKDAYS.index(m[1].lower() + 'day')}" for m in _WEEKDAY_EN.finditer(text)}
+    # 周日 and 周天 are both Sunday
+    keys |= {f"wd:{min(CN_WEEKDAY_CHARS.index(m[1]), 6)}" for m in _WEEKDAY_ZH.finditer(text)}
     keys |= {f"n:{n}" for n in _NUMBER.findall(text)}
     if among is None:
         return frozenset(keys) if keys else frozenset({f"t:{text.casefold()}"}) \
@@ -107,7 +108,3 @@ def _keys(text: str, among: frozenset[str] | None = None) -> frozenset[str]:
     folded = text.casefold()
     keys |= {k for k in among if k.startswith("t:") and k[2:] in folded}
     return frozenset(keys)
-
-
-def _full(stem: str) -> str:
-    return f"{stem.lower()}day"

@@ -275,10 +275,11 @@ def _correction_links(asking: Sequence[NewEpisode], found: dict[str, list[str]],
                 earlier.append((i, str(row.get("content") or ""), int(row.get("occurredAt") or 0)))
         earlier += [(o.id, o.content, o.occurred_at) for o in asking
                     if o.id != e.id and o.role != "assistant"]
+        earlier = [(i, text, at) for i, text, at in earlier
+                   if (at, i) < (e.occurred_at, e.id) and who.get(i) == who.get(e.id)]
         for fix in fixes:
-            for i, text, at in earlier:
-                if (at, i) < (e.occurred_at, e.id) and who.get(i) == who.get(e.id) \
-                        and mentions(text, fix.old) \
+            for i, text, _ in earlier:
+                if mentions(text, fix.old) \
                         and not any(mentions(c.old, fix.old) for c in corrected(text)):
                     verdict = Verdict("SUPERSEDES", CORRECTION_SCORE, fix.reason)
                     out.setdefault(e.id, []).append(VersionLink("SUPERSEDES", e.id, i, verdict))
