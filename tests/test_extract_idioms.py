@@ -65,6 +65,38 @@ def test_chinese_personal_facts_without_their_usual_frame(text: str, expected: s
     assert facts(text) == expected
 
 
+@pytest.mark.parametrize(("text", "pet"), [
+    ("店后门养了条土狗，叫旺财，黄毛的，三岁了。", None),
+    ("店里养了两只猫，一只叫大黄。", None),
+    ("我养的猫叫花花。", None),
+    ("去年收养了一条小狗，叫它豆包。", "豆包"),
+])
+def test_the_name_after_an_animal_kept_is_the_animal_s_not_the_speaker_s(
+        text: str, pet: str | None) -> None:
+    found = facts(text)
+    assert not any(p == "name_is" for p, _, _ in found)
+    assert pet is None or ("has_pet", pet, False) in found
+
+
+@pytest.mark.parametrize("text", [
+    "我叫了个外卖", "我叫醒了他", "刚才我叫了辆滴滴", "我叫车去机场",  # 叫: to call, to order
+    "Hello, I'm Sarah's mom and I need help.", "Hi, I am Leo's coach.",
+])
+def test_a_call_or_someone_else_s_name_is_no_name_of_the_speaker(text: str) -> None:
+    assert not any(p == "name_is" for p, _, _ in facts(text))
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("我叫王磊，在杭州开饭馆。", "王磊"),
+    ("我家狗狗很乖，我叫王磊。", "王磊"),  # 我 right before the 叫: the speaker's own name
+    ("我叫欧阳娜娜", "欧阳娜娜"),
+    ("my name's Tom btw", "Tom"),
+    ("Hi I am Priya, a nurse in Leeds.", "Priya"),
+])
+def test_the_speaker_s_own_name_is_still_read(text: str, name: str) -> None:
+    assert ("name_is", name, False) in facts(text)
+
+
 @pytest.mark.parametrize("text", ["他跟老婆去旅游了。", "我明白了，谢谢。", "谁用过这个？"])
 def test_nothing_from_another_s_wife_a_thanks_or_a_question(text: str) -> None:
     assert facts(text) == set()

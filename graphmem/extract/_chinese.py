@@ -22,7 +22,7 @@ from graphmem.extract._chinese_changes import CHANGE_RULES_ZH, find_endings_zh, 
 from graphmem.extract._dates import TIME_WORD_ZH
 from graphmem.extract._idioms import in_passing_zh, tastes_zh
 from graphmem.extract._lexicon import APPS_ZH, COMPANIES_ZH, is_place_zh, is_role_zh, lookup
-from graphmem.extract._personal import find_zh, kin_in_passing_zh
+from graphmem.extract._personal import PET_ZH, find_zh, kin_in_passing_zh
 from graphmem.extract._products import how_to_zh, products_zh
 from graphmem.extract._text import (
     Hit,
@@ -98,6 +98,12 @@ def _topic_subject(clause: str) -> tuple[str, set[str], float] | None:
 # "We" that is the speaker's household, not a project: 我们全家搬去了厦门.
 _HOUSEHOLD = frozenset({"我", "我们全家", "我们一家", "我们一家人", "我们一家子", "我们俩", "我俩",
                         "全家"})
+# An animal kept or named earlier in the sentence, unless 我 comes right before the 叫:
+# 店后门养了条土狗，叫旺财 and 店里养了两只猫，一只叫大黄 name the animals (我家狗很乖，我叫王磊
+# names the speaker).
+_NAMES_AN_ANIMAL = re.compile(
+    rf"(?:(?:养|捡|领养|收养)[了着过回到]?\s*(?:[一两二三四五几]\s*)?[只条匹头]|{PET_ZH})"
+    r"[^。！？!?；;\n]*(?<!我)$")
 # A clause that opens with a time gone by: 以前我喜欢跑步 ends that taste.
 _PAST_LEAD = re.compile(r"以前|之前|原来|过去|曾经|以往|当初|原先|早先|小时候")
 _CLAUSE = re.compile(
@@ -143,6 +149,9 @@ _PRONOUN = re.compile(r"^(?:你|他|她|它|我|您|这|那|什么|啥|哪|谁|�
 _BAD_START = re.compile(r"^(?:了|过|着|的|得|地|好|完|掉|起|是(?!枝|德))")
 _QUANTITY = re.compile(r"^[\d一二两三四五六七八九十几半]+\s*(?:个|次|天|年|小时|分钟|周|遍|下)")
 _HAN_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$|^[A-Za-z][A-Za-z' -]{0,30}$")
+# 叫 as a verb, not a name: 我叫了个外卖, 我叫醒了他, 我叫车去机场, 叫不出他的名字
+_CALLED_NOT_NAMED = re.compile(r"[了着过醒车辆个起来去到住好错出回上下你他她它的得不些外]|"
+                               r"[\u4e00-\u9fff]{0,2}[了个辆]")
 _ORG_SUFFIX = re.compile(
     r"(?:公司|集团|科技|银行|大学|团队|实验室|研究院|研究所|工作室|医院|学校|中心|部门|律所|事务所|"
     r"工厂|厂|餐厅|酒店|超市|出版社|报社|电视台|诊所|幼儿园|中学|小学|汽车|数据|网络|软件|信息|"
@@ -571,6 +580,8 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
             conf = min(conf, cap) if cap < 1 else conf
             if rule.kind == "name" and cap < 1 and _CLAUSE.search(text[: m.start()]):
                 return [], 0  # 我朋友养了一只猫，叫球球: the 叫 names the cat
+            if rule.kind == "name" and _NAMES_AN_ANIMAL.search(text[: m.start()]):
+                return [], 0  # 店后门养了条土狗，叫旺财: the dog's name, not the speaker's
         # 我们已经搬到合肥了: the household moves (a place only, checked below)
         household = subject == "project" and rule.kind in ("move", "lives") and bool(
             re.search(r"我们(?!的?项目|的?团队|公司|组)", text[: m.start()]))
@@ -596,7 +607,7 @@ def _apply(rule: Rule, m: re.Match[str], text: str, group: int) -> tuple[list[Hi
         return [Hit(two, subject, a, bs[0], conf, group=group)], m.start("obj2") + used
     if kind == "name":
         name = re.split(r"是|在|今年|来自|住|从事|做|目前|现在|\s{2,}", raw.strip())[0].strip()
-        if not _HAN_NAME.match(name):
+        if not _HAN_NAME.match(name) or _CALLED_NOT_NAMED.match(name):
             return [], 0
         return [Hit("name", subject, name, confidence=conf)], m.end()
     items, used = _objects(raw, kind)
@@ -747,11 +758,13 @@ def hits(sentence: str) -> list[Hit]:
     if all(h.kind == "family" for h in found) and not _SOMEONE_ZH.search(text):
         # a chat leaves the speaker out: 国庆准备自驾去川西 is the speaker's, if less surely;
         # so does a later clause (一到春天就喷嚏不断，花粉过敏真的太折磨人了); the parents
-        # it names on the way (带爸妈去趟西安) do not stop that reading
+        # it names on the way (带爸妈去趟西安) do not stop that reading; a name does not
+        # (店后门养了条土狗，叫旺财: the 叫 names the dog)
         for start in [0, *(m.end() for m in re.finditer(r"[，,；;]", text))]:
             more = [replace(h, confidence=min(h.confidence, 0.8))
                     for h in _hits("我" + text[start:].lstrip())
-                    if all((f.kind, f.obj) != (h.kind, h.obj) for f in found)]
+                    if h.kind != "name"
+                    and all((f.kind, f.obj) != (h.kind, h.obj) for f in found)]
             if any(h.kind != "family" for h in more):
                 found += more
                 break

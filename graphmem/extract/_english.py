@@ -297,12 +297,13 @@ RULES: list[Rule] = [
           r"(?:all-time\s+)?(?:favorite|favourite|fav|go-to|preferred)(?:\s+(?P<dom>[\w ]{1,30}))?",
           subject="self"),
     # identity and work
-    _rule("name", r"\bmy\s+(?:first\s+|full\s+|real\s+|given\s+)?name\s+is\s+"
+    _rule("name", r"\bmy\s+(?:first\s+|full\s+|real\s+|given\s+)?name(?:\s+is|'s|\u2019s)\s+"
           r"(?P<obj>[A-Za-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})", subject="self"),
     _rule("name", r"\b(?:I\s+am\s+called|(?:you\s+can\s+|please\s+|just\s+)?call\s+me|I\s+go\s+by)"
           r"\s+" + _NAME, subject="self"),
     _rule("name", r"\b(?:hi|hello|hey)(?:\s+(?:there|all|everyone|guys))?[,!.]*\s+I\s+am\s+"
-          r"(?P<obj>(?-i:[A-Z][a-z]+))\b", subject="self"),
+          # not "Hello, I'm Sarah's mom"
+          r"(?P<obj>(?-i:[A-Z][a-z]+))\b(?!['\u2019]s\b)", subject="self"),
     _rule("role", r"\b(?:(?:work|works|working)\s+" + _WORK_HOW + r"|freelance\s+|freelancing\s+|"
           r"retrained\s+|retraining\s+)as\s+(?:an?\s+|the\s+)?" + _O, self_only=True),
     _rule("role", r"\b(?:am|have\s+been)\s+(?:(?:now|also|currently|still|actually|no\s+longer|"

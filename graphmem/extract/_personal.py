@@ -243,7 +243,8 @@ _PET_ZH = (
 )
 PET_ZH = _PET_ZH
 _MEASURE = r"(?:[一两二三四五几]?\s*[只条匹头个])?"
-_NAME_ZH = re.compile(r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
+_NAME_ZH = re.compile(  # 叫它豆包: the name after the pronoun
+    r"(?:名字叫|名叫|叫做|取名叫|取名|叫)(?:它|她|他)?(?P<name>[\u4e00-\u9fffA-Za-z]{1,8})")
 _NAME_END = re.compile(r"是|在|今年|今天|已经|刚|很|也|和|另?一[只条个匹]|，|,|。|\s")
 _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     ("pet", re.compile(
@@ -252,7 +253,7 @@ _LIFE_RULES_ZH: list[tuple[str, re.Pattern[str]]] = [
     # 养了一只柯尔鸭: a pet of a kind the list does not know, kept (养) and counted (一只)
     ("pet", re.compile(
         rf"(?:^|我|[，,])(?:家|们家)?(?:{TIME_WORD_ZH}|现在|目前|去年|之前|最近|刚|还|也|又)*"
-        r"(?:养了|养着|领养了|收养了)(?P<count>[一两二三四五几]\s*[只条匹头])"
+        r"(?:养了|养着|领养了|收养了)(?P<count>[一两二三四五几]?\s*[只条匹头])"
         r"(?P<species>[\u4e00-\u9fff]{1,4}?)"
         r"(?=[，,。！!；;]|$|叫|名叫)")),
     # 我们家的边牧叫闪电: the household's pet, named
