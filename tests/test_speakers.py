@@ -180,6 +180,19 @@ def test_role_only_user_turns_are_about_the_user_named_once_known(
     assert bot.relations == [] and bot.episode.speaker is None
 
 
+@pytest.mark.parametrize("said", ["店后门养了条土狗，叫旺财，黄毛的，三岁了。", "刚才我叫了辆滴滴",
+                                  "Hello, I'm Sarah's mom and I need help."])
+def test_a_pet_s_name_or_a_call_does_not_name_the_user(svc: MemoryService, user: str,
+                                                      said: str) -> None:
+    first = svc.add_episode(ep(user, said, "u1", role="user"))
+    assert all(r.predicate != "name_is" for r in first.relations)
+    after = svc.add_episode(ep(user, "I work at Acme.", "u2", role="user",
+                               at="2025-03-03T10:00:00Z"))
+    assert after.episode.speaker is None
+    assert {(r.subject, r.predicate, r.object) for r in after.relations} == {
+        ("user", "works_at", "Acme")}
+
+
 def test_role_only_user_turns_take_the_name_their_session_was_sent_with(
         svc: MemoryService, user: str) -> None:
     svc.add_episode(ep(user, "Hello there.", "u1", role="user", speaker="Bea"))
