@@ -38,6 +38,7 @@ def used(text: str) -> set[str]:
      {"Neovim", "lazy.nvim", "WezTerm"}),
     ("我们公司内部全靠飞书，开会、文档都在上面", {"飞书"}),
     ("待办事项就全丢滴答清单里", {"TickTick"}),
+    ("Just bought a Tesla!", {"Tesla"}), ("Honestly got a Garmin 265 last week.", {"Garmin 265"}),
     # the speaker's own account, key or plan of it, also when the sentence opens with it
     ("My Synology NAS admin password is long, should I change it?", {"Synology NAS"}),
     ("Our Slack workspace is drowning in bots.", {"Slack"}),
@@ -52,6 +53,7 @@ def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> Non
     "I went hiking with Sarah in Wales.",            # a person, a place
     "We moved to Montreal in May.",                 # a home, not a tool
     "My neighbour Dave uses Arch on his ThinkPad.",  # someone else's
+    "Tahlia from ICU just bought a Tesla and won't shut up about it.", "Sam at work got a Pixel 8.",
     "You should use Postgres.", "Let's use SQLite for the prototype.",  # advice
     "I would use Rust if I had more time.", "I'd rather not use Java.",  # not so
     "I left Microsoft in 2021.",                    # a year is no product

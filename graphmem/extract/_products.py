@@ -68,6 +68,14 @@ _SUBJECT_EN = re.compile(
     r"him|them|friend|friends|neighbou?r|colleague|coworker|co-worker|boss|roommate|flatmate|"
     r"sister|brother|mum|mom|dad|wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
     r"everyone|people|someone|team\s?mates?)\b", re.I)
+# someone named doing the using: "Tahlia just bought", "Priya from work uses"
+_NAMED_SUBJECT_EN = re.compile(
+    r"^\s*(?!(?:Just|Also|Yesterday|Today|Tonight|Last|This|Then|So|Well|Oh|Ok|Okay|Yeah|Yes|"
+    r"Anyway|Still|Already|Update|Welp|Haha|Lol|Now|Soon|Once)\b)(?P<name>[A-Z][a-z]+(?<!ly))"
+    r"(?:\s+(?:from|at|in|on|of)\s+(?:[\w&'-]+\s+){0,3}?)?\s*"
+    r"(?:(?:just|also|finally|recently|now|already)\s+)*"
+    r"(?:bought|buys|got|gets|uses|used|has|had|picked\s+up|ordered|switched\s+to|runs|drives|owns|"
+    r"swears\s+by|installed|rocks)\b")
 _NOT_PRODUCT_EN = frozenset(
     """I I'm I've I'd I'll OK Ok Okay Yes No Hi Hey Thanks Lol LOL Btw BTW Also And But So The A
     An My Our It This That Then Now Today Tomorrow Yesterday Monday Mondays Tuesday Tuesdays
@@ -123,6 +131,9 @@ def _speaker_says(text: str, upto: int) -> bool:
     people = list(_SUBJECT_EN.finditer(clause))
     if people:
         return people[-1].group("me") is not None
+    named = _NAMED_SUBJECT_EN.match(clause)
+    if named and named["name"] not in _NOT_PRODUCT_EN:
+        return False  # "Tahlia from ICU just bought a Tesla": hers, not the speaker's
     before = list(_SUBJECT_EN.finditer(text[:upto]))
     return not before or before[-1].group("me") is not None
 
