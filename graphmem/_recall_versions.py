@@ -126,14 +126,8 @@ def _chains(edges: list[Row]) -> list[set[str]]:
 
 def _resolve_chain(chain: set[str], by_id: dict[str, RecallItem], when: dict[str, int],
                    edges: list[Row], *, at: int | None, before: bool) -> None:
+    """Marks the chain's replaced versions, then resolves it line by line."""
     order = sorted(chain, key=lambda i: (when[i], i))
-    if at is not None:
-        said = [i for i in order if when[i] <= at]
-        valid = said[-1] if said else None
-    elif before and len(order) > 1:
-        valid = order[-2]
-    else:
-        valid = order[-1]
     later: dict[str, list[Row]] = defaultdict(list)
     for e in edges:
         if e["dst"] in chain:
@@ -146,13 +140,66 @@ def _resolve_chain(chain: set[str], by_id: dict[str, RecallItem], when: dict[str
             newest = max(later[i], key=lambda e: (when[e["src"]], e["src"]))
             item.version_note = f"superseded by a later message: {newest.get('reason') or ''}"
         item.supersedes = sorted({e["dst"] for e in edges if e["src"] == i})
-    if valid is None:
-        return
-    best = max(by_id[i].score for i in chain)
-    chosen = by_id[valid]
+    lines = [(line, _valid(line, when, at=at, before=before))
+             for line in _lines(chain, edges)]
+    # the line whose valid version answers the question best takes the place of the
+    # versions it shares with another line ("How much is my rent now?": the new rent, not
+    # "I dropped YNAB", though both replaced one budget message); another line keeps the
+    # places of its own versions
+    lines.sort(key=lambda lv: (-(by_id[lv[1]].score if lv[1] else 0.0), lv[1] or ""))
+    taken: set[str] = set()
+    for line, valid in lines:
+        if valid is not None:
+            _put(by_id[valid], [by_id[i] for i in line - taken if i != valid])
+        taken |= line
+
+
+def _lines(chain: set[str], edges: list[Row]) -> list[set[str]]:
+    """The lines of versions in a chain: each newest version (one no other supersedes)
+    with every version it replaced, directly or not. A long message gives several facts,
+    and two later messages may each replace another of them ("the nanny is now 张阿姨",
+    "I dropped 随手记 for 钱迹" after one budget message): two lines, each answering for its
+    own fact, not one chain whose newest message answers for both."""
+    older: dict[str, set[str]] = defaultdict(set)
+    for e in edges:
+        if e["src"] in chain:
+            older[e["src"]].add(e["dst"])
+    replaced = {d for ds in older.values() for d in ds}
+    heads = sorted(i for i in chain if i not in replaced)
+    if not heads:  # versions said at the same moment, each replacing the other
+        return [chain]
+    out = []
+    for head in heads:
+        line, todo = {head}, [head]
+        while todo:
+            for nxt in older[todo.pop()]:
+                if nxt not in line:
+                    line.add(nxt)
+                    todo.append(nxt)
+        out.append(line)
+    return out
+
+
+def _valid(line: set[str], when: dict[str, int], *, at: int | None,
+           before: bool) -> str | None:
+    """The version of a line valid at the time asked about: the last said by ``at``, the
+    one before the newest (``before``), else the newest."""
+    order = sorted(line, key=lambda i: (when[i], i))
+    if at is not None:
+        said = [i for i in order if when[i] <= at]
+        return said[-1] if said else None
+    if before and len(order) > 1:
+        return order[-2]
+    return order[-1]
+
+
+def _put(chosen: RecallItem, replaced: list[RecallItem]) -> None:
+    """``chosen`` just above the best-ranked of the versions whose place it takes."""
+    best = max((it.score for it in replaced), default=0.0)
     if chosen.score < best * _ABOVE:
         chosen.score = round(best * _ABOVE, 6)
-    if chosen.status is MemoryStatus.SUPERSEDED and chosen.version_note:
+    if chosen.status is MemoryStatus.SUPERSEDED and chosen.version_note \
+            and not chosen.version_note.startswith("valid at"):
         chosen.version_note = "valid at the time asked about; " + chosen.version_note
 
 

@@ -98,6 +98,27 @@ def test_past_question_ranks_the_version_valid_then_first(service: MemoryService
     assert ids.index(old) < ids.index(new)
 
 
+def test_two_later_messages_replacing_two_parts_of_one_answer_each_their_own_question(
+        service: MemoryService, user: str) -> None:
+    budget = _add(service, user, "Our rent is 1200 dollars a month, and I track every expense "
+                  "in YNAB.", datetime(2025, 2, 3, tzinfo=UTC), "budget")
+    _add(service, user, "Can you explain index funds in simple terms?",
+         datetime(2025, 2, 5, tzinfo=UTC), "filler")
+    rent = _add(service, user, RENT_NEW, datetime(2025, 6, 2, tzinfo=UTC), "rent")
+    app = _add(service, user, "I stopped using YNAB, I track expenses in Actual Budget now.",
+               datetime(2025, 8, 2, tzinfo=UTC), "app")
+    assert _edges(service, user, [budget]) == {("SUPERSEDES", rent, budget),
+                                               ("SUPERSEDES", app, budget)}
+    for question, first in (("How much rent do I pay now?", rent),
+                            ("What do I track my expenses in?", app)):
+        res = service.recall(RecallIn(user_id=user, query=question, reference_time=REFERENCE,
+                                      kinds=[MemoryKind.EPISODE], limit=5))
+        ids = [i.id for i in res.items]
+        assert ids[0] == first, question  # the newest message is no answer to both
+        assert ids.index(budget) > ids.index(first)
+        assert res.items[ids.index(budget)].status is MemoryStatus.SUPERSEDED
+
+
 def test_contradiction_is_linked_and_both_sides_reported(service: MemoryService,
                                                          user: str) -> None:
     never = _add(service, user, NEVER, datetime(2025, 2, 1, tzinfo=UTC), "n")
@@ -200,6 +221,19 @@ def test_a_shared_word_of_frequency_or_time_of_day_is_not_a_shared_subject(
     from graphmem._version_rules import judge, read
 
     assert judge(read("new", newer, 2000), read("old", older, 1000), cosine=0.5) is None
+
+
+def test_a_day_for_a_name_is_no_new_value_but_a_day_for_a_day_is() -> None:
+    from graphmem._version_rules import judge, read
+
+    sore = read("a", "My left shin has been sore since last Thursday, worse when I run.", 1)
+    race = read("b", "Shin is fine now, and I've ditched the Run Melbourne 10k and signed up "
+                     "for the Melbourne Marathon Festival.", 2)
+    assert judge(race, sore, 0.9) is None
+    monday = read("a", "My yoga class is on Mondays now.", 1)
+    wednesday = read("b", "My yoga class moved to Wednesdays.", 2)
+    verdict = judge(wednesday, monday, 0.9)
+    assert verdict is not None and verdict.kind == "SUPERSEDES"
 
 
 def test_a_change_told_just_after_a_window_gets_no_credit_for_it(service: MemoryService,

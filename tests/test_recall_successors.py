@@ -7,6 +7,7 @@ what still holds)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -85,6 +86,17 @@ def test_no_successor_no_change(said: list[tuple[str, float, int, str]], least: 
     successors_first(items, rows, QUESTION, ASKED, 2, depth, least, 0.0, _vectors(SPACE),
                      others=others)
     assert _ids(items) == before
+
+
+def test_a_message_said_minutes_after_the_answer_goes_on_with_it() -> None:
+    # "Rent is now $495 a week." then "Car insurance is $98 a month.": one account, said in
+    # a row; the same message a day later is a successor
+    for later, moved in ((timedelta(minutes=5), False), (timedelta(days=1), True)):
+        items, rows = _items((HOME_OLD, 9.0, 1, "user"), (OTHER, 6.0, 50, "user"),
+                             (HOME_NEW, 4.0, 1, "user"))
+        items[2].occurred_at = items[0].occurred_at + later
+        successors_first(items, rows, QUESTION, ASKED, 1, 20, 0.5, 0.0, _vectors(SPACE))
+        assert (_ids(items)[0] == "e2") is moved
 
 
 def test_a_likeness_far_from_the_question_moves_nothing() -> None:

@@ -27,6 +27,10 @@ from graphmem.store.base import Row
 KIN_SENTENCES = 4
 #: how many of the answers closest to the question a newer version's may be among
 KIN_FIT = 2
+#: a message said this soon (ms) after another goes on with what that one said ("Rent is
+#: now $495 a week." then, five minutes later, "Car insurance is $98 a month."): no later
+#: version of it by meaning alone
+CONTINUES_MS = 3_600_000
 #: the cosine from which two statements are alike, for an embedder that names none
 KIN_SIMILARITY = 0.3
 #: a sentence that only opens what follows: "Current draft:", 最慢的是这一段：
@@ -168,24 +172,25 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
         text = _answering(passage, row, asked)
         if text:
             found.append((n, at, gist(text)))
-    links: dict[int, set[int]] = defaultdict(set)
+    older: dict[str, set[str]] = defaultdict(set)  # a newer version -> what it restates
     for n, at_a, a in found:
         for m, at_b, b in found:
             if at_b > at_a and restates(b, a, asked):
-                links[n].add(m)
-                links[m].add(n)
-    times = {n: at for n, at, _ in found}
-    seen: set[int] = set()
-    for start in sorted(links):  # each group of versions in its own places
-        if start in seen:
-            continue
-        group, todo = {start}, [start]
+                older[items[m].id].add(items[n].id)
+    times = {items[n].id: at for n, at, _ in found}
+    replaced = {i for ids in older.values() for i in ids}
+    # each line of versions (a newest one and what it replaced) in its own places, the
+    # best-placed first: two later messages restating two parts of one long message are
+    # two lines, and the one answering better stays above the other
+    for head in [items[n].id for n, _, _ in found if items[n].id in older
+                 and items[n].id not in replaced]:
+        line, todo = {head}, [head]
         while todo:
-            for nxt in links[todo.pop()] - group:
-                group.add(nxt)
+            for nxt in older[todo.pop()] - line:
+                line.add(nxt)
                 todo.append(nxt)
-        seen |= group
-        _newest_first(items, sorted(group), times)
+        places = sorted(n for n, it in enumerate(items[:depth]) if it.id in line)
+        _newest_first(items, places, {n: times[items[n].id] for n in places})
 
 
 def newer_kin_first(items: list[RecallItem], rows: dict[str, Row], question: str,
@@ -271,7 +276,7 @@ def successors_first(items: list[RecallItem], rows: dict[str, Row], question: st
             continue
         best = max(kept[anchor], key=lambda k: to_question[k])
         fits = fit * to_question[best]
-        later = [(times[n], n) for n, _ in said if times[n] > times[anchor] and any(
+        later = [(times[n], n) for n, _ in said if times[n] > times[anchor] + CONTINUES_MS and any(
             like[k, best] >= least and to_question[k] >= fits
             and (not nearest or nearest_of[k] == anchor) for k in kept[n])]
         if later:
