@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from graphmem._corrections import corrected, mentions
 from graphmem._facets import on_facet, stated
-from graphmem._passages import parse_id, statements
-from graphmem._version_rules import Said, Verdict, judge, read, read_sentences
+from graphmem._passages import SENTENCE_END, parse_id, statements
+from graphmem._version_rules import Said, Verdict, judge, read, read_sentences, topic_terms
 from graphmem.extract._llm_versions import Shown, VersionAsk, VersionProposal
 from graphmem.ingest import PreparedEpisode
 from graphmem.model import to_ms
@@ -277,13 +277,21 @@ def _correction_links(asking: Sequence[NewEpisode], found: dict[str, list[str]],
                     if o.id != e.id and o.role != "assistant"]
         earlier = [(i, text, at) for i, text, at in earlier
                    if (at, i) < (e.occurred_at, e.id) and who.get(i) == who.get(e.id)]
+        sentences = [s for s in SENTENCE_END.split(e.content) if s.strip()]
         for fix in fixes:
-            for i, text, _ in earlier:
-                if mentions(text, fix.old) \
-                        and not any(mentions(c.old, fix.old) for c in corrected(text)):
-                    verdict = Verdict("SUPERSEDES", CORRECTION_SCORE, fix.reason)
-                    out.setdefault(e.id, []).append(VersionLink("SUPERSEDES", e.id, i, verdict))
-                    break
+            gave = [(n, i, text) for n, (i, text, _) in enumerate(earlier)
+                    if mentions(text, fix.old)
+                    and not any(mentions(c.old, fix.old) for c in corrected(text))]
+            if not gave:
+                continue
+            # the one that says most of what the correcting sentence speaks of ("子轩数学补课
+            # 不是周六上午" takes back the tutoring's 周六上午, not a fire inspection's 上周六),
+            # then the nearest
+            about = set().union(*(topic_terms(s) for s in sentences if mentions(s, fix.old))) \
+                - topic_terms(f"{fix.old} {fix.new}")
+            _, i, _ = max(gave, key=lambda g: (len(about & topic_terms(g[2])), -g[0]))
+            verdict = Verdict("SUPERSEDES", CORRECTION_SCORE, fix.reason)
+            out.setdefault(e.id, []).append(VersionLink("SUPERSEDES", e.id, i, verdict))
     return out
 
 

@@ -99,6 +99,24 @@ def test_a_correction_supersedes_the_message_that_gave_the_value_and_comes_first
     assert res.items[ids.index(old)].status is MemoryStatus.SUPERSEDED
 
 
+def test_a_correction_takes_back_the_message_about_what_it_speaks_of(
+        service: MemoryService, user: str) -> None:
+    # both earlier messages give 周六; the nearer one is about a fire inspection, the
+    # correction about the tutoring
+    tutoring = _add(service, user,
+                    "他数学补课是每周六上午九点到十一点，过年停两周。怎么跟老师开口？",
+                    datetime(2025, 1, 19, tzinfo=UTC), "tutoring")
+    inspection = _add(service, user,
+                      "上回说的事有变，上周六下午消防的来店里检查了，你帮我把整改排一下，"
+                      "我周末中午店里走不开", datetime(2025, 3, 17, tzinfo=UTC), "inspection")
+    fix = _add(service, user, "上回我说错了，子轩数学补课不是周六上午，是周日下午两点到四点。"
+               "你帮我把周末接送排一下，我周末中午店里走不开",
+               datetime(2025, 3, 30, tzinfo=UTC), "fix")
+    links = {(t, s, d) for t, s, d in _links(service, user, [tutoring, inspection, fix])}
+    assert ("SUPERSEDES", fix, tutoring) in links
+    assert ("SUPERSEDES", fix, inspection) not in links
+
+
 def test_only_the_same_speakers_earlier_user_message_is_corrected(service: MemoryService,
                                                                   user: str) -> None:
     # the value said by someone else in a shared chat, by the assistant, by another tenant,
