@@ -257,8 +257,13 @@ _CLAUSE_ASKS = re.compile(
     r"(?i)^\s*(?:(?:and|but|so|or|also|then)\s+)?(?:what|which|who|whom|whose|when|where|why|"
     r"how|is|are|am|was|were|do|does|did|can|could|would|will|should|shall|may|might|any|"
     r"please|help|tell|give|write|draft|suggest|recommend|explain)\b|"
-    r"\b(?:you|your)\b|[吗呢么]\s*$|什么|怎么|怎样|如何|为什么|为啥|哪|谁|多少|几[个点号月天年岁次]|"
-    r"是不是|要不要|能不能|可不可以|有没有|帮我|帮忙|麻烦|请你|你|求")
+    # "you" asks, but not as what the speaker told or thanks ("I told you I moved", "I took
+    # your advice", 我跟你说过, 谢谢你)
+    r"(?<!\btold\s)(?<!\bthank\s)(?<!\btell\s)(?<!\bto\s)(?<!\bwith\s)(?<!\bshowed\s)"
+    r"\byou\b|\byour\b(?!\s+(?:advice|suggestions?|tips?|recommendations?|help)\b)|"
+    r"[吗呢么]\s*$|什么|怎么|怎样|如何|为什么|为啥|哪|谁|多少|几[个点号月天年岁次]|"
+    r"是不是|要不要|能不能|可不可以|有没有|帮我|帮忙|麻烦|请你|求|"
+    r"(?<![跟和对给告诉谢])你(?![说讲的])")
 
 
 def told(sentence: str) -> list[str]:

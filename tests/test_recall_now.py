@@ -93,6 +93,11 @@ def test_standouts_need_a_gap_and_a_floor(scores: tuple[float, ...], moved: bool
     ("新店到底是哪天正式开张的？", True, False),
     ("我休完产假最后是哪天回公司的？", True, False),
     ("我们搬新家是哪天？", False, False),  # no mark of the past: it may be coming
+    # a verb asked as "A not A" checks a claim
+    ("我到底喝不喝酒？", False, True),
+    ("我平时喝不喝奶茶？", False, True),
+    ("我这人去过北京没有？", True, True),
+    ("我好不容易考上的是哪所学校？", False, False),
 ])
 def test_which_questions_are_about_now(question: str, past: bool, yes_no: bool) -> None:
     assert asks_past(question) is past

@@ -67,6 +67,12 @@ def test_a_request_goes_below_what_was_told() -> None:
     ("How do I get rid of fruit flies in the kitchen?", False),
     ("Help me plan a day out with two kids.", False),  # no question at all
     ("I never drink bubble tea.", False),  # told, but not on the way to a question
+    # "you" as whom the speaker told or thanks does not make a clause ask
+    ("I told you I moved to Porto last month, so what do you think about gyms nearby?", True),
+    ("I took your advice and joined the Striders, how often should I run?", True),
+    ("我跟你说过我搬到杭州了，你觉得这边哪里好玩？", True),
+    ("你知道我在杭州，帮我推荐一下？", False),  # 你知道 asks
+    ("Do you know a good gym, the one near me closed?", False),
 ])
 def test_a_question_may_tell_something_on_its_way(text: str, tells: bool) -> None:
     assert tells_on_the_way(text) is tells

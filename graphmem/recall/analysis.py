@@ -55,7 +55,9 @@ _STILL = re.compile(r"\b(?:still|anymore|any more|any longer|currently|right now
 
 
 _YES_NO = re.compile(
-    r"^\W*(?:do|does|am|is|are|have|has|can|could|will|would|should)\b|有没有|是不是|是否|吗\W*$",
+    r"^\W*(?:do|does|am|is|are|have|has|can|could|will|would|should)\b|是否|吗\W*$|"
+    # a verb asked as "A not A": 有没有, 是不是, 喝不喝, 去没去, 喜不喜欢; ...没有？ at the end
+    r"([\u4e00-\u9fff])[不没]\1|没有\W*$",
     re.I)
 
 
