@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graphmem._timestamps import WEEKDAYS
 from graphmem.extract._text import SURNAMES_ZH
 from graphmem.store._text_terms import analyse
 
@@ -56,6 +57,7 @@ _GENERIC = frozenset("""
 today tonight tomorrow yesterday week weekend month year day time
 now still new old just realli actual final also alway never ever thing lot bit much mani
 got get go went come came make made take took say said tell told know think want need
+pay paid spend spent
 like feel look one two first last next anoth again turn
 everi daili usual often sometim morn evening night
 今天 明天 昨天 今晚 晚上 早上 下午 上午 这周 上周 周末 今年 去年 明年 最近 现在 如今 目前
@@ -400,6 +402,10 @@ def judge(newer: Said, older: Said, cosine: float = 0.0) -> Verdict | None:
     # names differ: the later one names the earlier one's too ("X moved to another team
     # and my new boss is Y"), or two short messages' embeddings agree
     kept = newer.names & older.names
+    # a day for a name or a name for a day is no new value of one thing ("sore since last
+    # Thursday" then "signed up for the Melbourne Marathon Festival")
+    if old_names and new_names and _days(old_names) != _days(new_names):
+        return None
     if new_names and ((kept and shared) or (old_names and (
             (shared and cosine >= NAME_COSINE) or cosine >= NEAR_COSINE))):
         return Verdict("SUPERSEDES", 0.7, f"{_fmt(old_names or older.names)} -> "
@@ -409,6 +415,14 @@ def judge(newer: Said, older: Said, cosine: float = 0.0) -> Verdict | None:
     if not (newer.values or older.values) and shared and cosine >= NAME_COSINE:
         return Verdict("SUPERSEDES", 0.6, f"restated with a change ({said})")
     return None
+
+
+def _days(names: frozenset[str]) -> bool:
+    """Are ``names`` all days of the week or months?"""
+    return all(n.rstrip("s") in _CALENDAR for n in names)
+
+
+_CALENDAR = frozenset(WEEKDAYS) | frozenset(MONTHS)
 
 
 def _contradiction(neg: Said, pos: Said) -> Verdict | None:
