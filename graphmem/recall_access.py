@@ -28,6 +28,9 @@ class AccessTracker:
         self._every_s = every_s
         self._every_n = every_n
         self._pending: dict[tuple[str, str, str], list[int]] = {}  # (user, label, id)
+        # batches taken out of ``_pending`` whose write has not finished: still counted by
+        # ``pending`` meanwhile, or a read in between would see them in neither place
+        self._flushing: list[dict[tuple[str, str, str], list[int]]] = []
         self._count = 0
         self._last = time.monotonic()
         self._lock = threading.Lock()
@@ -49,9 +52,15 @@ class AccessTracker:
 
     def pending(self, user_id: str, label: str, ids: list[str]) -> dict[str, tuple[int, int]]:
         """Counts not written yet for these memories: id -> (accesses, last access ms)."""
+        out: dict[str, tuple[int, int]] = {}
         with self._lock:
-            found = {i: self._pending.get((user_id, label, i)) for i in ids}
-        return {i: (e[0], e[1]) for i, e in found.items() if e is not None}
+            for batch in [*self._flushing, self._pending]:
+                for i in ids:
+                    e = batch.get((user_id, label, i))
+                    if e is not None:
+                        n, at = out.get(i, (0, 0))
+                        out[i] = (n + e[0], max(at, e[1]))
+        return out
 
     def _flush_quietly(self) -> None:
         try:
@@ -69,13 +78,18 @@ class AccessTracker:
     def _write(self) -> None:
         with self._lock:
             pending, self._pending = self._pending, {}
+            self._flushing.append(pending)
             self._count = 0
             self._last = time.monotonic()
-        batches: dict[tuple[str, str], list[Row]] = defaultdict(list)
-        for (user_id, label, i), (delta, at) in pending.items():
-            batches[(user_id, label)].append({"id": i, "delta": delta, "at": at})
-        for (user_id, label), rows in batches.items():
-            self._store.bump_access(label, user_id, rows)
+        try:
+            batches: dict[tuple[str, str], list[Row]] = defaultdict(list)
+            for (user_id, label, i), (delta, at) in pending.items():
+                batches[(user_id, label)].append({"id": i, "delta": delta, "at": at})
+            for (user_id, label), rows in batches.items():
+                self._store.bump_access(label, user_id, rows)
+        finally:
+            with self._lock:
+                self._flushing = [b for b in self._flushing if b is not pending]
 
 
 class UserCache[T]:

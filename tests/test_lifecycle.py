@@ -192,6 +192,36 @@ def test_recalled_memories_strengthen_and_recall_shows_importance_now(
     assert again.access_count == 6 and again.effective == 1.0
 
 
+def test_counts_being_written_are_still_seen_until_the_write_is_done(
+        service: MemoryService, user: str) -> None:
+    import threading
+
+    hiking = relate(service, user, "hiking in the Alps", "preference")
+    service.recall(RecallIn(user_id=user, query="hiking in the Alps", limit=1,
+                            kinds=[MemoryKind.RELATION]))
+    store, started, release = service.access._store, threading.Event(), threading.Event()
+    bump = store.bump_access
+
+    def slow_bump(*args: Any) -> None:  # the write takes its time
+        started.set()
+        assert release.wait(10)
+        bump(*args)
+
+    service.access._store = type("Slow", (), {"bump_access": staticmethod(slow_bump)})()
+    writer = threading.Thread(target=service.access.flush)
+    writer.start()
+    try:
+        assert started.wait(10)
+        # taken out of the pending counts, not in the store yet: still counted
+        assert service.lifecycle.importance(user, hiking.id).importance.access_count == 1
+    finally:
+        release.set()
+        writer.join(10)
+        service.access._store = store
+    assert service.access.pending(user, "Relation", [hiking.id]) == {}
+    assert service.lifecycle.importance(user, hiking.id).importance.access_count == 1
+
+
 def test_feedback_moves_values_gradually_and_is_audited(
         service: MemoryService, store: Any, clock: FakeClock, user: str) -> None:
     rel = relate(service, user, "Vue", "preference:frontend", predicate="prefers",
