@@ -113,15 +113,21 @@ def _chains(edges: list[Row]) -> list[set[str]]:
     for start in sorted(links):
         if start in seen:
             continue
-        chain, todo = {start}, [start]
-        while todo:
-            for nxt in links[todo.pop()]:
-                if nxt not in chain:
-                    chain.add(nxt)
-                    todo.append(nxt)
+        chain = reach(start, links)
         seen |= chain
         out.append(chain)
     return out
+
+
+def reach(start: str, links: dict[str, set[str]]) -> set[str]:
+    """``start`` and every id reached from it along ``links``."""
+    found, todo = {start}, [start]
+    while todo:
+        for nxt in links.get(todo.pop(), ()):
+            if nxt not in found:
+                found.add(nxt)
+                todo.append(nxt)
+    return found
 
 
 def _resolve_chain(chain: set[str], by_id: dict[str, RecallItem], when: dict[str, int],
@@ -168,16 +174,7 @@ def _lines(chain: set[str], edges: list[Row]) -> list[set[str]]:
     heads = sorted(i for i in chain if i not in replaced)
     if not heads:  # versions said at the same moment, each replacing the other
         return [chain]
-    out = []
-    for head in heads:
-        line, todo = {head}, [head]
-        while todo:
-            for nxt in older[todo.pop()]:
-                if nxt not in line:
-                    line.add(nxt)
-                    todo.append(nxt)
-        out.append(line)
-    return out
+    return [reach(head, older) for head in heads]
 
 
 def _valid(line: set[str], when: dict[str, int], *, at: int | None,

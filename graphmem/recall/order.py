@@ -15,6 +15,7 @@ import numpy as np
 
 from graphmem._facets import Facet, asks, on_facet, tells_on_the_way
 from graphmem._passages import SENTENCE_END, states_anything
+from graphmem._recall_versions import reach
 from graphmem._version_rules import Gist, gist, restates, topic_terms, value_tokens
 from graphmem.extract._text import has_cjk
 from graphmem.model import MemoryKind, to_ms
@@ -184,11 +185,7 @@ def newer_versions_first(items: list[RecallItem], rows: dict[str, Row], question
     # two lines, and the one answering better stays above the other
     for head in [items[n].id for n, _, _ in found if items[n].id in older
                  and items[n].id not in replaced]:
-        line, todo = {head}, [head]
-        while todo:
-            for nxt in older[todo.pop()] - line:
-                line.add(nxt)
-                todo.append(nxt)
+        line = reach(head, older)
         places = sorted(n for n, it in enumerate(items[:depth]) if it.id in line)
         _newest_first(items, places, {n: times[items[n].id] for n in places})
 
