@@ -54,6 +54,7 @@ def test_a_product_said_in_passing_is_used(text: str, expected: set[str]) -> Non
     "We moved to Montreal in May.",                 # a home, not a tool
     "My neighbour Dave uses Arch on his ThinkPad.",  # someone else's
     "Tahlia from ICU just bought a Tesla and won't shut up about it.", "Sam at work got a Pixel 8.",
+    "Emily just bought a Tesla.",
     "You should use Postgres.", "Let's use SQLite for the prototype.",  # advice
     "I would use Rust if I had more time.", "I'd rather not use Java.",  # not so
     "I left Microsoft in 2021.",                    # a year is no product

@@ -71,7 +71,10 @@ _SUBJECT_EN = re.compile(
 # someone named doing the using: "Tahlia just bought", "Priya from work uses"
 _NAMED_SUBJECT_EN = re.compile(
     r"^\s*(?!(?:Just|Also|Yesterday|Today|Tonight|Last|This|Then|So|Well|Oh|Ok|Okay|Yeah|Yes|"
-    r"Anyway|Still|Already|Update|Welp|Haha|Lol|Now|Soon|Once)\b)(?P<name>[A-Z][a-z]+(?<!ly))"
+    r"Anyway|Still|Already|Update|Welp|Haha|Lol|Now|Soon|Once|Only|Really|Finally|Honestly|"
+    r"Recently|Literally|Actually|Apparently|Eventually|Basically|Seriously|Luckily|Sadly|"
+    r"Hopefully|Thankfully|Fortunately|Unfortunately|Lately|Currently|Obviously|Suddenly|"
+    r"Originally|Probably|Totally|Definitely)\b)(?P<name>[A-Z][a-z]+)"
     r"(?:\s+(?:from|at|in|on|of)\s+(?:[\w&'-]+\s+){0,3}?)?\s*"
     r"(?:(?:just|also|finally|recently|now|already)\s+)*"
     r"(?:bought|buys|got|gets|uses|used|has|had|picked\s+up|ordered|switched\s+to|runs|drives|owns|"
