@@ -68,17 +68,19 @@ _SUBJECT_EN = re.compile(
     r"him|them|friend|friends|neighbou?r|colleague|coworker|co-worker|boss|roommate|flatmate|"
     r"sister|brother|mum|mom|dad|wife|husband|partner|boyfriend|girlfriend|son|daughter|kids?|"
     r"everyone|people|someone|team\s?mates?)\b", re.I)
-# someone named doing the using: "Tahlia just bought", "Priya from work uses"
+# someone named doing the using: "Tahlia just bought", "Priya from work uses" (a word that
+# opens a chat line, "Just bought", "Honestly got", is no one: _NOT_PRODUCT_EN, _OPENERS_EN)
 _NAMED_SUBJECT_EN = re.compile(
-    r"^\s*(?!(?:Just|Also|Yesterday|Today|Tonight|Last|This|Then|So|Well|Oh|Ok|Okay|Yeah|Yes|"
-    r"Anyway|Still|Already|Update|Welp|Haha|Lol|Now|Soon|Once|Only|Really|Finally|Honestly|"
-    r"Recently|Literally|Actually|Apparently|Eventually|Basically|Seriously|Luckily|Sadly|"
-    r"Hopefully|Thankfully|Fortunately|Unfortunately|Lately|Currently|Obviously|Suddenly|"
-    r"Originally|Probably|Totally|Definitely)\b)(?P<name>[A-Z][a-z]+)"
-    r"(?:\s+(?:from|at|in|on|of)\s+(?:[\w&'-]+\s+){0,3}?)?\s*"
+    r"^\s*(?P<name>[A-Z][a-z]+)(?:\s+(?:from|at|in|on|of)\s+(?:[\w&'-]+\s+){0,3}?)?\s*"
     r"(?:(?:just|also|finally|recently|now|already)\s+)*"
     r"(?:bought|buys|got|gets|uses|used|has|had|picked\s+up|ordered|switched\s+to|runs|drives|owns|"
     r"swears\s+by|installed|rocks)\b")
+_OPENERS_EN = frozenset(
+    """Just Tonight Last Well Oh Yeah Anyway Still Already Update Welp Haha Soon Once Only Really
+    Finally Honestly Recently Literally Actually Apparently Eventually Basically Seriously
+    Luckily Sadly Hopefully Thankfully Fortunately Unfortunately Lately Currently Obviously
+    Suddenly Originally Probably Totally Definitely""".split()
+)
 _NOT_PRODUCT_EN = frozenset(
     """I I'm I've I'd I'll OK Ok Okay Yes No Hi Hey Thanks Lol LOL Btw BTW Also And But So The A
     An My Our It This That Then Now Today Tomorrow Yesterday Monday Mondays Tuesday Tuesdays
@@ -135,7 +137,7 @@ def _speaker_says(text: str, upto: int) -> bool:
     if people:
         return people[-1].group("me") is not None
     named = _NAMED_SUBJECT_EN.match(clause)
-    if named and named["name"] not in _NOT_PRODUCT_EN:
+    if named and named["name"] not in _NOT_PRODUCT_EN and named["name"] not in _OPENERS_EN:
         return False  # "Tahlia from ICU just bought a Tesla": hers, not the speaker's
     before = list(_SUBJECT_EN.finditer(text[:upto]))
     return not before or before[-1].group("me") is not None
